@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/host"
+)
+
+func (a *app) callCommand() *cobra.Command {
+	var (
+		argsFlag string
+		timeout  time.Duration
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "call NAME",
+		Short: "Call a tool by its public name (or server:tool)",
+		Long: `Call a tool by its public name (see "mcphost tools") or as server:tool.
+
+Arguments are a JSON object: --args '{"text":"hi"}', --args @file.json, or
+--args - to read them from standard input. The text content of the result is
+printed; other content is summarised (use --json for the whole result).
+Exit status: 0 success, 1 the tool reported an error or the call failed,
+2 usage or configuration error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, posArgs []string) error {
+			args, err := readArgs(argsFlag, a.stdin)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			h, err := a.startHost(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			name := posArgs[0]
+			if _, ok := h.Resolve(name); !ok {
+				a.warnUnavailable(h)
+				return &exitError{code: exitUsage, err: fmt.Errorf("no tool %q (see \"mcphost tools\")", name)}
+			}
+			var opts []host.CallOption
+			if timeout > 0 {
+				opts = append(opts, host.WithTimeout(timeout))
+			}
+			showProgress := isTerminal(a.stderr)
+			if showProgress {
+				opts = append(opts, host.WithProgress(a.printProgress))
+			}
+			res, err := h.CallTool(cmd.Context(), name, args, opts...)
+			if showProgress {
+				a.termMu.Lock()
+				fmt.Fprint(a.stderr, "\r\033[K")
+				a.termMu.Unlock()
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := printJSON(a.stdout, res); err != nil {
+					return err
+				}
+			} else {
+				printResult(a.stdout, res)
+			}
+			if res.IsError {
+				return &exitError{code: exitFailure, err: fmt.Errorf("tool %s reported an error", name)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&argsFlag, "args", "", "arguments as a JSON object, @FILE, or - for stdin")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "deadline for this call (default: the server's request_timeout)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	return cmd
+}
+
+func (a *app) printProgress(p host.Progress) {
+	a.termMu.Lock()
+	defer a.termMu.Unlock()
+	line := fmt.Sprintf("%s: %g", p.Server, p.Progress)
+	if p.Total > 0 {
+		line = fmt.Sprintf("%s: %3.0f%%", p.Server, 100*p.Progress/p.Total)
+	}
+	if p.Message != "" {
+		line += " " + p.Message
+	}
+	fmt.Fprintf(a.stderr, "\r\033[K%s", oneLine(line, 100))
+}
+
+// readArgs parses the --args value: inline JSON, @file or - (stdin).
+func readArgs(v string, stdin io.Reader) (map[string]any, error) {
+	var data []byte
+	switch {
+	case v == "":
+		return map[string]any{}, nil
+	case v == "-":
+		b, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
+		if err != nil {
+			return nil, fmt.Errorf("--args -: reading stdin: %w", err)
+		}
+		data = b
+	case strings.HasPrefix(v, "@"):
+		b, err := os.ReadFile(v[1:])
+		if err != nil {
+			return nil, fmt.Errorf("--args: %w", err)
+		}
+		data = b
+	default:
+		data = []byte(v)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(data, &args); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("--args: not valid JSON at byte %d: %v (write a JSON object like '{\"key\":\"value\"}')", se.Offset, err)
+		}
+		return nil, fmt.Errorf("--args: must be a JSON object: %v", err)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return args, nil
+}
+
+// printResult prints the text content and one line for every other content.
+func printResult(w io.Writer, res *mcp.CallToolResult) {
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			fmt.Fprintln(w, c.Text)
+		case *mcp.ImageContent:
+			fmt.Fprintf(w, "[image %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(w, "[resource link %s", c.URI)
+			if c.Name != "" {
+				fmt.Fprintf(w, " %q", c.Name)
+			}
+			fmt.Fprintln(w, "]")
+		case *mcp.EmbeddedResource:
+			printEmbedded(w, c.Resource)
+		default:
+			fmt.Fprintf(w, "[%T content]\n", c)
+		}
+	}
+	if res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err == nil {
+			fmt.Fprintf(w, "[structured content: %s]\n", oneLine(string(b), 200))
+		}
+	}
+}
+
+func printEmbedded(w io.Writer, r *mcp.ResourceContents) {
+	if r == nil {
+		fmt.Fprintln(w, "[embedded resource]")
+		return
+	}
+	if r.Text != "" {
+		fmt.Fprintf(w, "[embedded resource %s]\n%s\n", r.URI, r.Text)
+		return
+	}
+	fmt.Fprintf(w, "[embedded resource %s %s, %d bytes]\n", r.URI, r.MIMEType, len(r.Blob))
+}
+
+// printContents prints what resources/read returned.
+func printContents(w io.Writer, contents []*mcp.ResourceContents) {
+	for _, c := range contents {
+		if c == nil {
+			continue
+		}
+		if c.Blob != nil {
+			fmt.Fprintf(w, "[%s %s, %d bytes, base64: %s]\n", c.URI, c.MIMEType, len(c.Blob), oneLine(base64.StdEncoding.EncodeToString(c.Blob), 60))
+			continue
+		}
+		fmt.Fprintln(w, c.Text)
+	}
+}
+
+func printContentItem(a *app, c mcp.Content) {
+	printResult(a.stdout, &mcp.CallToolResult{Content: []mcp.Content{c}})
+}

@@ -1,0 +1,258 @@
+// Command mcphost connects to MCP servers, lists and calls their tools, and
+// manages the server list. Every behaviour lives in the host, config and
+// transports packages; this command parses flags and prints.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/elicitform"
+)
+
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitFailure   = 1 // a tool reported an error, or a call failed
+	exitUsage     = 2 // bad flags, arguments or configuration
+	closeDeadline = 5 * time.Second
+)
+
+// exitError carries an exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// app holds what every command shares: streams, global flags, the logger.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	configFile    string
+	logLevel      string
+	nameScheme    string
+	maxNameLength int
+
+	log hclog.Logger
+	// termMu serialises what is written to the terminal by concurrent
+	// callbacks (progress, elicitation forms).
+	termMu sync.Mutex
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "mcphost: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// isUsage recognises cobra's own argument and flag errors.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcphost",
+		Short: "Connect to MCP servers, list and call their tools",
+		Long: `mcphost is an MCP host: it connects to the MCP servers in your configuration
+(stdio, SSE, Streamable HTTP, WebSocket), gives every tool a safe public name
+and calls tools for you or for an agent.
+
+Configuration is read from the global file, the project's .mcphost.* and
+.mcp.json files, --config, MCPHOST_* variables and flags.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			level := hclog.LevelFromString(a.logLevel)
+			if level == hclog.NoLevel {
+				return usageError("--log-level %q: use trace, debug, info, warn, error or off", a.logLevel)
+			}
+			a.log = hclog.New(&hclog.LoggerOptions{Name: "mcphost", Output: a.stderr, Level: level})
+			return nil
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.configFile, "config", "", "read this config file too (above the global and project files; trusted)")
+	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: trace, debug, info, warn, error, off")
+	pf.StringVar(&a.nameScheme, "name-scheme", "", `public tool names: "mcp" (mcp__server__tool), "server" (server_tool) or "tool"`)
+	pf.IntVar(&a.maxNameLength, "max-name-length", 0, "longest public tool name (default 64)")
+
+	root.AddCommand(
+		a.serversCommand(),
+		a.toolsCommand(),
+		a.callCommand(),
+		a.resourcesCommand(),
+		a.readCommand(),
+		a.promptsCommand(),
+		a.promptCommand(),
+		a.mcpCommand(),
+		a.trustCommand(),
+		a.demoCommand(),
+	)
+	return root
+}
+
+// loadOptions turns the global flags into config load options.
+func (a *app) loadOptions() config.LoadOptions {
+	o := config.LoadOptions{ConfigFile: a.configFile}
+	over := map[string]any{}
+	if a.nameScheme != "" {
+		over["names.scheme"] = a.nameScheme
+	}
+	if a.maxNameLength != 0 {
+		over["names.max_length"] = a.maxNameLength
+	}
+	if len(over) > 0 {
+		o.Overrides = over
+	}
+	return o
+}
+
+func (a *app) loadConfig() (*config.Config, error) {
+	cfg, err := config.Load(a.loadOptions())
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return cfg, nil
+}
+
+// startHost loads the configuration (only the server `only` when it is not
+// empty), connects and returns a host the caller must close with closeHost.
+func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if only != "" {
+		var keep []*config.Server
+		for _, s := range cfg.Servers {
+			if s.ID == only {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			return nil, usageError("no server %q is configured (see \"mcphost mcp list\")", only)
+		}
+		cfg.Servers = keep
+	}
+	return a.startHostWith(ctx, cfg)
+}
+
+func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
+	opts := append([]host.Option{
+		host.WithLogger(a.log),
+		host.WithElicitationHandler(a.elicit),
+	}, extra...)
+	h, err := host.New(cfg, opts...)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	if err := h.Start(ctx); err != nil {
+		a.closeHost(h)
+		return nil, err
+	}
+	return h, nil
+}
+
+func (a *app) closeHost(h *host.Host) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeDeadline)
+	defer cancel()
+	if err := h.Close(ctx); err != nil {
+		a.log.Warn("closing servers", "error", err)
+	}
+}
+
+// warnUnavailable prints one line per server that could not be used, so a
+// listing that lacks a server's tools says why.
+func (a *app) warnUnavailable(h *host.Host) {
+	for _, st := range h.Status() {
+		switch st.State {
+		case host.StateError, host.StateNeedsAuth, host.StateUntrusted:
+			fmt.Fprintf(a.stderr, "warning: server %s is %s: %s\n", st.ID, st.State, st.Error)
+		}
+	}
+}
+
+// isTerminal reports whether f is an interactive terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// elicit answers a server's request for input: a small form on a terminal,
+// a decline without one (nobody could answer).
+func (a *app) elicit(_ context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if req == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	if req.Mode == "url" || req.URL != "" {
+		a.termMu.Lock()
+		fmt.Fprintf(a.stderr, "server %s asks you to open %s: %s\n", server, req.URL, req.Message)
+		a.termMu.Unlock()
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	if !isTerminal(a.stdin) || !isTerminal(a.stderr) {
+		a.log.Warn("declined an elicitation request: no terminal to ask on", "server", server)
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	a.termMu.Lock()
+	defer a.termMu.Unlock()
+	fmt.Fprintf(a.stderr, "[%s]", server)
+	return elicitform.Ask(a.stdin, a.stderr, req.Message, req.RequestedSchema)
+}

@@ -1,0 +1,395 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+)
+
+func (a *app) mcpCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Manage the configured servers (add, list, get, remove, enable, disable, test)",
+	}
+	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(),
+		a.mcpEnableCommand(true), a.mcpEnableCommand(false), a.mcpTestCommand())
+	return cmd
+}
+
+func parseScope(s string, allowEffective bool) (config.Scope, error) {
+	scope, err := config.ParseScope(s)
+	if err != nil {
+		return "", &exitError{code: exitUsage, err: err}
+	}
+	if scope == config.ScopeEffective && !allowEffective {
+		return "", usageError("--scope effective is read only: write to project or global")
+	}
+	return scope, nil
+}
+
+// keyValues parses repeated K=V flags.
+func keyValues(flag string, items []string) (map[string]string, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok || k == "" {
+			// The value may be a secret: name the key only.
+			return nil, usageError("--%s %q: write KEY=VALUE", flag, k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func (a *app) mcpAddCommand() *cobra.Command {
+	var (
+		e                 config.ServerEntry
+		envs, headers     []string
+		scopeName         string
+		replace, disabled bool
+	)
+	cmd := &cobra.Command{
+		Use:   "add ID (--command CMD [--arg A]... | --url URL) [flags] [-- CMD ARGS...]",
+		Short: "Add a server to the project or global config file",
+		Example: `  mcphost mcp add everything -- npx -y @modelcontextprotocol/server-everything
+  mcphost mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg .
+  mcphost mcp add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${GITHUB_TOKEN}'
+  mcphost mcp add local-ws --url ws://127.0.0.1:8080/mcp --transport websocket --scope global`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e.ID = args[0]
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash != 1 || len(args) < 2 {
+					return usageError("write the command after --: mcphost mcp add ID -- CMD ARGS...")
+				}
+				if e.Command != "" {
+					return usageError("give the command either with --command or after --, not both")
+				}
+				e.Command, e.Args = args[1], append(args[2:], e.Args...)
+			} else if len(args) > 1 {
+				return usageError("unexpected arguments %q: put a command after -- or use --arg", args[1:])
+			}
+			if (e.Command == "") == (e.URL == "") {
+				return usageError("give exactly one of --command (or -- CMD) and --url")
+			}
+			var err error
+			if e.Env, err = keyValues("env", envs); err != nil {
+				return err
+			}
+			if e.Headers, err = keyValues("header", headers); err != nil {
+				return err
+			}
+			if disabled {
+				f := false
+				e.Enabled = &f
+			}
+			scope, err := parseScope(scopeName, false)
+			if err != nil {
+				return err
+			}
+			if err := e.Validate(); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			path, err := config.AddServer(a.loadOptions(), scope, e, replace)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(a.stdout, "added server %q to %s\n", e.ID, path)
+			if scope == config.ScopeProject {
+				fmt.Fprintf(a.stdout, "project servers start once the directory is trusted: mcphost trust\n")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&e.Command, "command", "", "command that starts a stdio server")
+	f.StringArrayVar(&e.Args, "arg", nil, "argument for the command (repeatable)")
+	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for the command (repeatable; ${VAR} allowed)")
+	f.StringVar(&e.Cwd, "cwd", "", "working directory for the command")
+	f.StringVar(&e.URL, "url", "", "URL of an sse, http or websocket server")
+	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE (repeatable; ${VAR} allowed)")
+	f.StringVar(&e.Transport, "transport", "", "stdio, sse, http or websocket (default: stdio with a command, http with a url)")
+	f.StringVar(&e.StartupTimeout, "startup-timeout", "", "how long connecting may take (e.g. 30s)")
+	f.StringVar(&e.RequestTimeout, "request-timeout", "", "deadline of each request (e.g. 60s)")
+	f.StringVar(&scopeName, "scope", "project", "project or global")
+	f.BoolVar(&replace, "replace", false, "replace an existing entry with the same id")
+	f.BoolVar(&disabled, "disabled", false, "add it disabled")
+	return cmd
+}
+
+func (a *app) mcpListCommand() *cobra.Command {
+	var (
+		scopeName string
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List configured servers without connecting (with the file each comes from)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scope, err := parseScope(scopeName, true)
+			if err != nil {
+				return err
+			}
+			var cfg *config.Config
+			if scope == config.ScopeEffective {
+				cfg, err = a.loadConfig()
+			} else {
+				cfg, err = config.LoadScope(a.loadOptions(), scope)
+			}
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if asJSON {
+				out := make([]map[string]any, 0, len(cfg.Servers))
+				for _, s := range cfg.Servers {
+					out = append(out, describeServer(s))
+				}
+				return printJSON(a.stdout, out)
+			}
+			tw := table(a.stdout)
+			fmt.Fprintln(tw, "ID\tTRANSPORT\tTARGET\tENABLED\tSOURCE\tNOTE")
+			for _, s := range cfg.Servers {
+				note := ""
+				switch {
+				case s.Err != nil:
+					note = "error: " + s.Err.Error()
+				case s.Untrusted:
+					note = "untrusted (mcphost trust)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", s.ID, s.Transport, oneLine(target(s), 50), s.Enabled, s.Source, note)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&scopeName, "scope", "effective", "effective, project or global")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// target is what a server runs or where it is, for listings.
+func target(s *config.Server) string {
+	if s.Command != "" {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	return s.URL
+}
+
+// masked lists the keys of a map of secrets, never the values.
+func masked(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = "***"
+	}
+	return out
+}
+
+func describeServer(s *config.Server) map[string]any {
+	d := map[string]any{
+		"id": s.ID, "transport": s.Transport, "enabled": s.Enabled, "source": s.Source,
+		"untrusted": s.Untrusted, "startup_timeout": s.StartupTimeout.String(),
+		"request_timeout": s.RequestTimeout.String(), "max_message_bytes": s.MaxMessageBytes,
+	}
+	set := func(k string, v any, ok bool) {
+		if ok {
+			d[k] = v
+		}
+	}
+	set("command", s.Command, s.Command != "")
+	set("args", s.Args, len(s.Args) > 0)
+	set("cwd", s.Cwd, s.Cwd != "")
+	set("url", s.URL, s.URL != "")
+	set("env", masked(s.Env), len(s.Env) > 0)
+	set("headers", masked(s.Headers), len(s.Headers) > 0)
+	set("protocol_version", s.ProtocolVersion, s.ProtocolVersion != "")
+	set("tools_allow", s.Tools.Allow, len(s.Tools.Allow) > 0)
+	set("tools_deny", s.Tools.Deny, len(s.Tools.Deny) > 0)
+	if s.Err != nil {
+		d["error"] = s.Err.Error()
+	}
+	return d
+}
+
+func (a *app) mcpGetCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "get ID",
+		Short: "Show one server's effective configuration (secret values masked)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			for _, s := range cfg.Servers {
+				if s.ID != args[0] {
+					continue
+				}
+				d := describeServer(s)
+				if asJSON {
+					return printJSON(a.stdout, d)
+				}
+				keys := make([]string, 0, len(d))
+				for k := range d {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				tw := table(a.stdout)
+				for _, k := range keys {
+					fmt.Fprintf(tw, "%s:\t%v\n", k, d[k])
+				}
+				return tw.Flush()
+			}
+			return usageError("no server %q is configured (see \"mcphost mcp list\")", args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *app) mcpRemoveCommand() *cobra.Command {
+	var scopeName string
+	cmd := &cobra.Command{
+		Use:   "remove ID",
+		Short: "Remove a server from the project or global config file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scope, err := parseScope(scopeName, false)
+			if err != nil {
+				return err
+			}
+			path, err := config.RemoveServer(a.loadOptions(), scope, args[0])
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(a.stdout, "removed server %q from %s\n", args[0], path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scopeName, "scope", "project", "project or global")
+	return cmd
+}
+
+func (a *app) mcpEnableCommand(enable bool) *cobra.Command {
+	var scopeName string
+	verb := map[bool]string{true: "enable", false: "disable"}[enable]
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a server (writes an override if the server is defined in another file)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scope, err := parseScope(scopeName, false)
+			if err != nil {
+				return err
+			}
+			path, err := config.SetEnabled(a.loadOptions(), scope, args[0], enable)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(a.stdout, "%sd server %q in %s\n", verb, args[0], path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scopeName, "scope", "project", "project or global")
+	return cmd
+}
+
+func (a *app) mcpTestCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "test ID",
+		Short: "Connect to one server, initialize, list its tools and show timings",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			var sc *config.Server
+			for _, s := range cfg.Servers {
+				if s.ID == args[0] {
+					c := *s
+					sc = &c
+				}
+			}
+			if sc == nil {
+				return usageError("no server %q is configured (see \"mcphost mcp list\")", args[0])
+			}
+			if sc.Err != nil {
+				return &exitError{code: exitUsage, err: sc.Err}
+			}
+			if sc.Untrusted {
+				return &exitError{code: exitUsage, err: fmt.Errorf("%s", config.UntrustedHint(filepath.Dir(sc.Source)))}
+			}
+			if !sc.Enabled {
+				fmt.Fprintf(a.stdout, "note: %s is disabled; testing it anyway\n", sc.ID)
+				sc.Enabled = true
+			}
+			fmt.Fprintf(a.stdout, "testing %s (%s %s)\n", sc.ID, sc.Transport, oneLine(target(sc), 60))
+			start := time.Now()
+			h, err := a.startHostWith(cmd.Context(), &config.Config{Servers: []*config.Server{sc}, Names: cfg.Names})
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			st := h.Status()[0]
+			if st.State != host.StateReady {
+				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), st.Error)
+				for _, l := range st.Stderr {
+					fmt.Fprintf(a.stdout, "  stderr| %s\n", l)
+				}
+				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect", sc.ID)}
+			}
+			fmt.Fprintf(a.stdout, "connect + initialize + lists: %s\n", st.ConnectDuration.Round(time.Millisecond))
+			fmt.Fprintf(a.stdout, "server: %s %s, protocol %s\n", st.ServerName, st.ServerVersion, st.ProtocolVersion)
+			fmt.Fprintf(a.stdout, "tools: %d\n", st.Tools)
+			for _, t := range h.Tools() {
+				fmt.Fprintf(a.stdout, "  %s\n", t.Name)
+			}
+			fmt.Fprintln(a.stdout, "OK")
+			return nil
+		},
+	}
+}
+
+func (a *app) trustCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "trust [DIR]",
+		Short: "Trust the project files (.mcphost.*, .mcp.json) of DIR (default: the current directory)",
+		Long: `Project files can start arbitrary commands, so their servers start only once
+you trust the project. The trust is recorded in the global config, keyed by
+the directory and a hash of its project files: editing them asks again.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return usageError("trust %s: %v", dir, err)
+			}
+			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+				return usageError("trust %s: not a directory", dir)
+			}
+			if err := config.Trust(a.loadOptions(), abs); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(a.stdout, "trusted the project files in %s\n", abs)
+			return nil
+		},
+	}
+}

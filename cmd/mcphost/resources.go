@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) resourcesCommand() *cobra.Command {
+	var (
+		asJSON bool
+		server string
+	)
+	cmd := &cobra.Command{
+		Use:   "resources",
+		Short: "List resources and resource templates",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := a.startHost(cmd.Context(), server)
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			a.warnUnavailable(h)
+			res, err := h.Resources(cmd.Context(), server)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "warning: %v\n", err)
+			}
+			tmpls, err := h.ResourceTemplates(cmd.Context(), server)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "warning: %v\n", err)
+			}
+			if asJSON {
+				return printJSON(a.stdout, map[string]any{"resources": res, "templates": tmpls})
+			}
+			tw := table(a.stdout)
+			fmt.Fprintln(tw, "SERVER\tURI\tNAME\tMIME TYPE")
+			for _, r := range res {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI, oneLine(r.Name, 40), r.MIMEType)
+			}
+			for _, t := range tmpls {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, t.URITemplate, oneLine(t.Name, 40)+" (template)", t.MIMEType)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&server, "server", "", "only this server")
+	return cmd
+}
+
+func (a *app) readCommand() *cobra.Command {
+	var (
+		asJSON bool
+		server string
+	)
+	cmd := &cobra.Command{
+		Use:   "read URI",
+		Short: "Read a resource (the server is found from the listings unless --server is given)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.startHost(cmd.Context(), server)
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			res, err := h.ReadResource(cmd.Context(), server, args[0])
+			if err != nil {
+				a.warnUnavailable(h)
+				return err
+			}
+			if asJSON {
+				return printJSON(a.stdout, res)
+			}
+			printContents(a.stdout, res.Contents)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	cmd.Flags().StringVar(&server, "server", "", "the server that has the resource")
+	return cmd
+}
+
+func (a *app) promptsCommand() *cobra.Command {
+	var (
+		asJSON bool
+		server string
+	)
+	cmd := &cobra.Command{
+		Use:   "prompts",
+		Short: "List prompts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := a.startHost(cmd.Context(), server)
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			a.warnUnavailable(h)
+			prompts, err := h.Prompts(cmd.Context(), server)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "warning: %v\n", err)
+			}
+			if asJSON {
+				return printJSON(a.stdout, prompts)
+			}
+			tw := table(a.stdout)
+			fmt.Fprintln(tw, "SERVER:PROMPT\tARGUMENTS\tDESCRIPTION")
+			for _, p := range prompts {
+				var args []string
+				for _, arg := range p.Arguments {
+					n := arg.Name
+					if arg.Required {
+						n += "*"
+					}
+					args = append(args, n)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Display, strings.Join(args, ","), oneLine(p.Description, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().StringVar(&server, "server", "", "only this server")
+	return cmd
+}
+
+func (a *app) promptCommand() *cobra.Command {
+	var (
+		asJSON bool
+		kv     []string
+	)
+	cmd := &cobra.Command{
+		Use:   "prompt NAME",
+		Short: "Get a prompt (NAME or server:NAME) with --arg key=value",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pargs := map[string]string{}
+			for _, s := range kv {
+				k, v, ok := strings.Cut(s, "=")
+				if !ok || k == "" {
+					return usageError("--arg %q: write key=value", s)
+				}
+				pargs[k] = v
+			}
+			h, err := a.startHost(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			defer a.closeHost(h)
+			res, err := h.GetPrompt(cmd.Context(), args[0], pargs)
+			if err != nil {
+				a.warnUnavailable(h)
+				return err
+			}
+			if asJSON {
+				return printJSON(a.stdout, res)
+			}
+			if res.Description != "" {
+				fmt.Fprintf(a.stdout, "# %s\n", res.Description)
+			}
+			for _, m := range res.Messages {
+				fmt.Fprintf(a.stdout, "[%s]\n", m.Role)
+				printContentItem(a, m.Content)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	cmd.Flags().StringArrayVar(&kv, "arg", nil, "prompt argument key=value (repeatable)")
+	return cmd
+}

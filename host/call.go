@@ -1,0 +1,104 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A CallOption adjusts one CallTool call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	timeout  time.Duration
+	progress func(Progress)
+}
+
+// WithTimeout overrides the server's request_timeout for this call.
+func WithTimeout(d time.Duration) CallOption {
+	return func(o *callOptions) { o.timeout = d }
+}
+
+// WithProgress asks the server for progress notifications and delivers them
+// to fn, from the session's goroutine: fn must not block.
+func WithProgress(fn func(Progress)) CallOption {
+	return func(o *callOptions) { o.progress = fn }
+}
+
+// CallTool calls a tool by its public name (or "server:tool"). The result
+// carries every content kind, structuredContent and isError as the server
+// sent them; a tool that fails reports IsError in the result, not an error.
+//
+// Every call has a deadline: the server's request_timeout unless WithTimeout
+// says otherwise. Cancelling ctx, or the deadline passing, cancels the call
+// on the server (notifications/cancelled).
+func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if h.isClosed() {
+		return nil, ErrClosed
+	}
+	tool, ok := h.Resolve(name)
+	if !ok {
+		return nil, h.unknownToolError(name)
+	}
+	s := h.byID[tool.Server]
+	sess, err := s.readySession()
+	if err != nil {
+		return nil, err
+	}
+	timeout := o.timeout
+	if timeout <= 0 {
+		timeout = s.cfg.RequestTimeout
+	}
+	callCtx, cancel := s.requestContext(ctx, timeout)
+	defer cancel()
+
+	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
+	if args == nil {
+		params.Arguments = map[string]any{}
+	}
+	if o.progress != nil {
+		token, release := h.registerProgress(o.progress)
+		defer release()
+		params.SetProgressToken(token)
+	}
+	res, err := sess.CallTool(callCtx, params)
+	if err != nil {
+		return nil, s.callError(ctx, callCtx, "tool "+quote(tool.Tool), timeout, err)
+	}
+	return res, nil
+}
+
+// callError explains why a request failed: the caller cancelled it, it timed
+// out, the host is closing, or the server answered with an error.
+func (s *server) callError(callerCtx, callCtx context.Context, what string, timeout time.Duration, err error) error {
+	switch {
+	case callerCtx.Err() != nil:
+		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, callerCtx.Err())
+	case s.life.Err() != nil:
+		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, ErrClosed)
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, err)
+}
+
+func (h *Host) unknownToolError(name string) error {
+	for _, s := range h.servers {
+		s.mu.Lock()
+		st, serr := s.state, s.err
+		s.mu.Unlock()
+		if st != StateReady && st != StateDisabled && serr != nil {
+			return fmt.Errorf("host: no tool %q (server %q is %s: %v)", name, s.cfg.ID, st, serr)
+		}
+	}
+	return fmt.Errorf("host: no tool %q (list tools with \"mcphost tools\")", name)
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,0 +1,93 @@
+// Package config loads mcphost's layered configuration: global file, project
+// files (.mcphost.* and Claude Code's .mcp.json), an explicit --config file,
+// MCPHOST_* environment variables and flag overrides.
+//
+// Loading never fails because of one bad server entry: the entry is kept with
+// Err set, so the host can show it as an error while the others start.
+package config
+
+import "time"
+
+// Transport names, as written in config files.
+const (
+	TransportStdio     = "stdio"
+	TransportSSE       = "sse"
+	TransportHTTP      = "http"
+	TransportWebSocket = "websocket"
+	// TransportInProcess marks a server handed to the host as a Go *mcp.Server.
+	// It never comes from a file.
+	TransportInProcess = "inprocess"
+)
+
+// Defaults applied to every server that does not set its own value.
+const (
+	DefaultStartupTimeout  = 30 * time.Second
+	DefaultRequestTimeout  = 60 * time.Second
+	DefaultMaxMessageBytes = 16 << 20
+	DefaultMaxNameLength   = 64
+)
+
+// Name schemes for public tool names.
+const (
+	SchemePrefixed = "mcp"    // mcp__<server>__<tool> (default, as Claude Code)
+	SchemeServer   = "server" // <server>_<tool>
+	SchemeBare     = "tool"   // <tool>, with a server prefix only on collision
+)
+
+// Config is the merged, validated configuration.
+type Config struct {
+	// Servers holds every configured server, sorted by ID, including disabled,
+	// untrusted and invalid ones (see Server.Err).
+	Servers []*Server
+	// Names configures the built-in name-mapping stage.
+	Names Names
+	// Files lists the files that were read, lowest layer first.
+	Files []string
+	// ProjectDir is the absolute project directory that was searched for
+	// project files (LoadOptions.WorkDir), for UntrustedHint.
+	ProjectDir string
+}
+
+// Names configures public tool names.
+type Names struct {
+	Scheme    string // SchemePrefixed (default), SchemeServer or SchemeBare
+	MaxLength int    // default DefaultMaxNameLength
+}
+
+// ToolFilter is a per-server allow/deny list of tool-name globs (path.Match syntax).
+// An empty Allow allows every tool; Deny wins over Allow.
+type ToolFilter struct {
+	Allow []string
+	Deny  []string
+}
+
+// Server is one configured MCP server after merging and ${VAR} expansion.
+type Server struct {
+	ID              string
+	Transport       string // one of the Transport* constants
+	Command         string
+	Args            []string
+	Env             map[string]string // merged over the host's environment when the server starts
+	Cwd             string
+	URL             string
+	Headers         map[string]string
+	Enabled         bool
+	StartupTimeout  time.Duration
+	RequestTimeout  time.Duration
+	ProtocolVersion string // empty: negotiate (bounded server/discover probe, then initialize)
+	Tools           ToolFilter
+	MaxMessageBytes int64
+
+	// Source names where the entry came from: a file path, "env", "flags" or "library".
+	Source string
+	// Untrusted is set for entries from project files of a directory that has
+	// not been trusted with `mcphost trust`. Such servers are not started.
+	// A project entry that only says "enabled: false" needs no trust (it can
+	// only switch a server off), so it does not make a server untrusted.
+	// Err stays nil for an untrusted entry; show UntrustedHint instead.
+	Untrusted bool
+	// Err is a problem with this entry (bad id, missing command, bad duration,
+	// unset variable...). The server is not started; the message names the
+	// file, the server and the field.
+	Err error
+}

@@ -1,0 +1,849 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// serverFields are the fields of a server entry, in the order they are
+// written and documented.
+var serverFields = []string{
+	"transport", "command", "args", "env", "cwd", "url", "headers", "enabled",
+	"startup_timeout", "request_timeout", "protocol_version", "tools", "max_message_bytes",
+}
+
+// fieldAliases maps other hosts' names to ours: .mcp.json says "type".
+var fieldAliases = map[string]string{"type": "transport"}
+
+var toolsFields = []string{"allow", "deny"}
+
+var idPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// ValidID reports whether id can name a server: ids become part of public
+// tool names, which providers limit to ^[a-zA-Z0-9_-]{1,64}$.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+var (
+	protocolPattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	headerPattern   = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+)
+
+func isServerField(f string) bool {
+	for _, k := range serverFields {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+// entryError formats a per-server error: "config: FILE: server "ID": FIELD: MSG".
+func entryError(source, id, field, msg string) error {
+	if field == "" {
+		return fmt.Errorf("config: %s: server %q: %s", source, id, msg)
+	}
+	return fmt.Errorf("config: %s: server %q: %s: %s", source, id, field, msg)
+}
+
+// normalizeEntry checks the keys of one raw server entry and returns it with
+// canonical field names. Values are checked later, after merging, so that the
+// error names the layer the effective value came from.
+func normalizeEntry(l *layer, id string, raw any) (map[string]any, []error) {
+	fields := map[string]any{}
+	if raw == nil {
+		return fields, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return fields, []error{entryError(l.source, id, "", "the entry must be a map of fields (command, args, url...)")}
+	}
+	lenient := l.kind == kindMCPJSON
+	var errs []error
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		canon := k
+		if a, ok := fieldAliases[k]; ok {
+			canon = a
+		}
+		if !isServerField(canon) {
+			if !lenient {
+				errs = append(errs, entryError(l.source, id, "", fmt.Sprintf("unknown field %q%s", k, suggest(k, append(serverFields, "type")))))
+			}
+			continue
+		}
+		if prev, dup := fields[canon]; dup {
+			// "transport" and "type" in one entry: fine if they agree.
+			if !reflect.DeepEqual(prev, v) {
+				errs = append(errs, entryError(l.source, id, "", `both "transport" and "type" are set, to different values; keep one`))
+			}
+			continue
+		}
+		if canon == "tools" {
+			if tm, ok := v.(map[string]any); ok {
+				clean := map[string]any{}
+				for _, tk := range sortedKeys(tm) {
+					if tk != "allow" && tk != "deny" {
+						if !lenient {
+							errs = append(errs, entryError(l.source, id, "tools", fmt.Sprintf("unknown field %q%s", tk, suggest(tk, toolsFields))))
+						}
+						continue
+					}
+					clean[tk] = tm[tk]
+				}
+				v = clean
+			}
+		}
+		fields[canon] = v
+	}
+	return fields, errs
+}
+
+// suggest returns ` (did you mean "X"?)` for the known word closest to w, or "".
+// Words are compared without case, '_' and '-', so that requestTimeout and
+// request-timeout both find request_timeout.
+func suggest(w string, known []string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
+	}
+	nw := norm(w)
+	best, bestD := "", math.MaxInt
+	for _, k := range known {
+		nk := norm(k)
+		d := levenshtein(nw, nk)
+		if strings.HasPrefix(nk, nw) || strings.HasPrefix(nw, nk) {
+			d = min(d, 1+abs(len(nk)-len(nw))/4)
+		}
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" || bestD > max(2, len(nw)/3) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func levenshtein(a, b string) int {
+	if len(a) > 256 || len(b) > 256 {
+		return math.MaxInt / 2
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// toGeneric turns any map with string keys into map[string]any and any slice
+// into []any, recursively, so that the rest of the package handles one shape
+// whether a value came from a parser or from Go code (Overrides).
+func toGeneric(v any) any {
+	switch t := v.(type) {
+	case nil, string, bool, int, int64, float64, json.Number:
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = toGeneric(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = toGeneric(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = e
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = e
+		}
+		return out
+	case time.Duration, fmt.Stringer:
+		return v
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map:
+		out := make(map[string]any, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			out[fmt.Sprint(it.Key().Interface())] = toGeneric(it.Value().Interface())
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = toGeneric(rv.Index(i).Interface())
+		}
+		return out
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return nil
+		}
+		return toGeneric(rv.Elem().Interface())
+	}
+	return v
+}
+
+// mergedServer is one id after merging all layers.
+type mergedServer struct {
+	id      string
+	fields  map[string]any
+	origins map[string]int // field path ("url", "env.TOKEN") -> index of the layer that set it
+	source  int            // the highest layer that defined the id
+	errs    []error
+	// untrusted: an untrusted project layer contributed more than
+	// "enabled: false" (switching a server off needs no trust).
+	untrusted bool
+}
+
+// mergeServers merges the layers' entries by id: maps (env, headers, tools)
+// merge key by key, anything else a higher layer sets replaces the lower
+// value. This is koanf's merge rule, with the origin of every value kept so
+// that errors name the file the offending value came from.
+func mergeServers(layers []*layer) []*mergedServer {
+	byID := map[string]*mergedServer{}
+	var ids []string
+	for li, l := range layers {
+		for _, id := range sortedKeys(l.servers) {
+			e := l.servers[id]
+			ms := byID[id]
+			if ms == nil {
+				ms = &mergedServer{id: id, fields: map[string]any{}, origins: map[string]int{}}
+				byID[id] = ms
+				ids = append(ids, id)
+			}
+			ms.source = li
+			ms.errs = append(ms.errs, e.errs...)
+			if l.untrusted && !onlyDisables(e.fields) {
+				ms.untrusted = true
+			}
+			mergeInto(ms.fields, e.fields, "", li, ms.origins)
+		}
+	}
+	sort.Strings(ids)
+	out := make([]*mergedServer, len(ids))
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out
+}
+
+func onlyDisables(fields map[string]any) bool {
+	for k, v := range fields {
+		if k != "enabled" {
+			return false
+		}
+		if b, ok := asBool(v); !ok || b {
+			return false
+		}
+	}
+	return true
+}
+
+func mergeInto(dst, src map[string]any, prefix string, li int, origins map[string]int) {
+	for _, k := range sortedKeys(src) {
+		v := src[k]
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		if vm, ok := v.(map[string]any); ok {
+			dm, ok := dst[k].(map[string]any)
+			if !ok {
+				dm = map[string]any{}
+				dst[k] = dm
+				dropOrigins(origins, p)
+			}
+			origins[p] = li
+			mergeInto(dm, vm, p, li, origins)
+			continue
+		}
+		dst[k] = v
+		dropOrigins(origins, p)
+		origins[p] = li
+	}
+}
+
+func dropOrigins(origins map[string]int, p string) {
+	for k := range origins {
+		if k == p || strings.HasPrefix(k, p+".") {
+			delete(origins, k)
+		}
+	}
+}
+
+// decoder turns one merged entry into a Server.
+type decoder struct {
+	ms      *mergedServer
+	layers  []*layer
+	workDir string
+	lookup  func(string) (string, bool)
+	// checkOnly: validating an entry about to be written. Every variable
+	// counts as set and a url holding a reference is only checked for syntax.
+	checkOnly bool
+	errs      []error
+}
+
+func (d *decoder) origin(p string) *layer {
+	if i := strings.IndexByte(p, '['); i >= 0 {
+		p = p[:i] // args[2] -> args
+	}
+	for q := p; q != ""; {
+		if li, ok := d.ms.origins[q]; ok {
+			return d.layers[li]
+		}
+		i := strings.LastIndexByte(q, '.')
+		if i < 0 {
+			break
+		}
+		q = q[:i]
+	}
+	return d.layers[d.ms.source]
+}
+
+func (d *decoder) fail(field, format string, args ...any) {
+	d.errs = append(d.errs, entryError(d.origin(field).source, d.ms.id, field, fmt.Sprintf(format, args...)))
+}
+
+// expand expands a value; the error names the variable and the field only.
+func (d *decoder) expand(field, s string) (string, bool) {
+	out, err := Expand(s, d.lookup)
+	if err != nil {
+		d.fail(field, "%v", err)
+		return "", false
+	}
+	return out, true
+}
+
+// decodeServer validates a merged entry. Every problem lands in Server.Err;
+// none ever quotes an env or header value.
+func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string, bool), workDir string, checkOnly bool) *Server {
+	d := &decoder{ms: ms, layers: layers, lookup: lookup, workDir: workDir, checkOnly: checkOnly}
+	s := &Server{
+		ID:              ms.id,
+		Enabled:         true,
+		StartupTimeout:  DefaultStartupTimeout,
+		RequestTimeout:  DefaultRequestTimeout,
+		MaxMessageBytes: DefaultMaxMessageBytes,
+		Source:          layers[ms.source].source,
+		Untrusted:       ms.untrusted,
+	}
+	d.errs = append(d.errs, ms.errs...)
+	if !ValidID(ms.id) {
+		d.errs = append(d.errs, entryError(s.Source, ms.id, "", "bad id: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -)"))
+	}
+	f := ms.fields
+
+	transport, badTransport := "", false
+	if v, ok := f["transport"]; ok {
+		str, ok := v.(string)
+		if !ok {
+			d.fail("transport", "must be a string (stdio, sse, http or websocket)")
+			badTransport = true
+		} else if t, ok := normalizeTransport(str); ok {
+			transport = t
+		} else {
+			d.fail("transport", "unknown transport %q (use stdio, sse, http or websocket)", str)
+			badTransport = true
+		}
+	}
+	rawCommand := d.str("command")
+	rawURL := d.str("url")
+	if v, ok := f["args"]; ok {
+		list, ok := scalarList(v)
+		if !ok {
+			d.fail("args", "must be a list of strings")
+		}
+		for i, a := range list {
+			e, _ := d.expand(fmt.Sprintf("args[%d]", i), a)
+			s.Args = append(s.Args, e)
+		}
+	}
+	s.Env = d.stringMap("env", func(k string) string {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return "bad variable name"
+		}
+		return ""
+	})
+	s.Headers = d.stringMap("headers", func(k string) string {
+		if !headerPattern.MatchString(k) {
+			return "bad header name"
+		}
+		return ""
+	})
+	if cwd := d.str("cwd"); cwd != "" {
+		if !filepath.IsAbs(cwd) {
+			base := d.origin("cwd").dir
+			if base == "" {
+				base = d.workDir
+			}
+			cwd = filepath.Join(base, cwd)
+		}
+		s.Cwd = filepath.Clean(cwd)
+	}
+	if v, ok := f["enabled"]; ok {
+		b, ok := asBool(v)
+		if !ok {
+			d.fail("enabled", "must be true or false")
+		} else {
+			s.Enabled = b
+		}
+	}
+	s.StartupTimeout = d.duration("startup_timeout", DefaultStartupTimeout)
+	s.RequestTimeout = d.duration("request_timeout", DefaultRequestTimeout)
+	if v, ok := f["protocol_version"]; ok {
+		pv, isStr := v.(string)
+		if st, ok := v.(fmt.Stringer); ok && !isStr {
+			pv, isStr = st.String(), true // TOML reads an unquoted date as a date
+		}
+		switch {
+		case !isStr:
+			d.fail("protocol_version", "must be a string like \"2025-06-18\"")
+		case pv == "":
+		case !protocolPattern.MatchString(pv) || !validDate(pv):
+			d.fail("protocol_version", "%q does not look like a protocol version (YYYY-MM-DD, e.g. \"2025-06-18\")", pv)
+		default:
+			s.ProtocolVersion = pv
+		}
+	}
+	if v, ok := f["tools"]; ok {
+		tm, ok := v.(map[string]any)
+		if !ok && v != nil {
+			d.fail("tools", "must be a map with allow and deny lists")
+		}
+		s.Tools.Allow = d.globs("tools.allow", tm["allow"])
+		s.Tools.Deny = d.globs("tools.deny", tm["deny"])
+	}
+	if v, ok := f["max_message_bytes"]; ok {
+		n, ok := asInt(v)
+		switch {
+		case !ok:
+			d.fail("max_message_bytes", "must be a whole number of bytes")
+		case n < 0:
+			d.fail("max_message_bytes", "must not be negative (0 means the default, %d)", DefaultMaxMessageBytes)
+		case n > 0:
+			s.MaxMessageBytes = n
+		}
+	}
+
+	// Transport: explicit, or inferred from what is there.
+	if transport == "" && !badTransport {
+		switch {
+		case rawCommand != "" && rawURL != "":
+			d.fail("transport", "both command and url are set; add transport: stdio or transport: http")
+		case rawURL != "":
+			transport = TransportHTTP
+		default:
+			transport = TransportStdio
+		}
+	}
+	s.Transport = transport
+	switch transport {
+	case TransportStdio:
+		if rawCommand == "" {
+			if _, isField := f["command"]; isField {
+				d.fail("command", "is empty")
+			} else {
+				d.fail("command", `missing: a stdio server needs a command (or set "url" for an http server)`)
+			}
+			break
+		}
+		if c, ok := d.expand("command", rawCommand); ok {
+			if c == "" {
+				d.fail("command", "is empty after ${VAR} expansion")
+			}
+			s.Command = c
+		}
+	case TransportHTTP, TransportSSE, TransportWebSocket:
+		if rawURL == "" {
+			d.fail("url", "missing: a %s server needs a url", transport)
+			break
+		}
+		if u, ok := d.expand("url", rawURL); ok {
+			d.checkURL(rawURL, u, transport)
+			s.URL = u
+		}
+	}
+	if len(d.errs) > 0 {
+		s.Err = joinErrors(d.errs)
+	}
+	return s
+}
+
+// joinErrors joins like errors.Join but keeps a single error as it is, so
+// errors.As still finds a typed error in the common case.
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return &multiError{errs}
+}
+
+type multiError struct{ errs []error }
+
+func (m *multiError) Error() string {
+	parts := make([]string, len(m.errs))
+	for i, e := range m.errs {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (m *multiError) Unwrap() []error { return m.errs }
+
+func (d *decoder) checkURL(raw, expanded, transport string) {
+	if d.checkOnly && strings.Contains(raw, "${") {
+		return // the real value is only known at load time
+	}
+	// Quote the url as written: after expansion it may hold a secret.
+	u, err := url.Parse(expanded)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		d.fail("url", "%q is not an absolute URL (like https://host/mcp)", raw)
+		return
+	}
+	scheme := strings.ToLower(u.Scheme)
+	ok := scheme == "http" || scheme == "https"
+	want := "http:// or https://"
+	if transport == TransportWebSocket {
+		ok = ok || scheme == "ws" || scheme == "wss"
+		want = "ws://, wss://, http:// or https://"
+	}
+	if !ok {
+		d.fail("url", "scheme %q does not fit transport %s (use %s)", u.Scheme, transport, want)
+	}
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// normalizeTransport accepts our names and those of Claude Code, VS Code and
+// others ("streamable-http", "streamableHttp", "ws").
+func normalizeTransport(s string) (string, bool) {
+	k := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	switch k {
+	case "stdio":
+		return TransportStdio, true
+	case "sse":
+		return TransportSSE, true
+	case "http", "streamablehttp", "streamable":
+		return TransportHTTP, true
+	case "websocket", "ws":
+		return TransportWebSocket, true
+	}
+	return "", false
+}
+
+// str returns a string field ("" when absent); a non-string is an error.
+func (d *decoder) str(field string) string {
+	v, ok := d.ms.fields[field]
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		d.fail(field, "must be a string")
+		return ""
+	}
+	return s
+}
+
+// stringMap decodes env or headers. Values are expanded and never quoted.
+func (d *decoder) stringMap(field string, badKey func(string) string) map[string]string {
+	v, ok := d.ms.fields[field]
+	if !ok || v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.fail(field, "must be a map of names to strings")
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range sortedKeys(m) {
+		p := field + "." + k
+		if msg := badKey(k); msg != "" {
+			d.fail(field, "%s %q", msg, k)
+			continue
+		}
+		s, ok := scalarString(m[k])
+		if !ok {
+			d.fail(p, "value must be a string")
+			continue
+		}
+		out[k], _ = d.expand(p, s)
+	}
+	return out
+}
+
+// duration accepts a Go duration ("30s", "1m30s") or a number of seconds, as
+// Codex users write (startup_timeout_sec = 10).
+func (d *decoder) duration(field string, def time.Duration) time.Duration {
+	v, ok := d.ms.fields[field]
+	if !ok || v == nil {
+		return def
+	}
+	dur, err := parseDuration(v)
+	if err != "" {
+		d.fail(field, "%s", err)
+		return def
+	}
+	return dur
+}
+
+func parseDuration(v any) (time.Duration, string) {
+	var secs float64
+	switch t := v.(type) {
+	case time.Duration:
+		if t <= 0 {
+			return 0, fmt.Sprintf("%q must be positive", t.String())
+		}
+		return t, ""
+	case string:
+		s := strings.TrimSpace(t)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			secs = f
+			break
+		}
+		dur, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Sprintf("%q is not a duration (use e.g. \"30s\")", t)
+		}
+		if dur <= 0 {
+			return 0, fmt.Sprintf("%q must be positive", t)
+		}
+		return dur, ""
+	default:
+		n, ok := asFloat(v)
+		if !ok {
+			return 0, "must be a duration like \"30s\" or a number of seconds"
+		}
+		secs = n
+	}
+	if math.IsNaN(secs) || secs <= 0 {
+		return 0, fmt.Sprintf("%v seconds: must be positive", secs)
+	}
+	if secs > float64(math.MaxInt64)/float64(time.Second) {
+		return 0, fmt.Sprintf("%v seconds is too long", secs)
+	}
+	return time.Duration(secs * float64(time.Second)), ""
+}
+
+func (d *decoder) globs(field string, v any) []string {
+	if v == nil {
+		return nil
+	}
+	var list []string
+	if s, ok := v.(string); ok {
+		list = []string{s}
+	} else {
+		l, ok := scalarList(v)
+		if !ok {
+			d.fail(field, "must be a list of tool-name globs")
+			return nil
+		}
+		list = l
+	}
+	var out []string
+	for _, g := range list {
+		if g == "" {
+			d.fail(field, "empty glob")
+			continue
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			d.fail(field, "bad glob %q (path.Match syntax: * ? [abc])", g)
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// scalarString accepts what YAML, TOML and JSON give for a value the user
+// meant as a string: `PORT: 8080` and `DEBUG: true` mean "8080" and "true".
+func scalarString(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case bool:
+		return strconv.FormatBool(t), true
+	case int:
+		return strconv.Itoa(t), true
+	case int64:
+		return strconv.FormatInt(t, 10), true
+	case uint64:
+		return strconv.FormatUint(t, 10), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	case json.Number:
+		return t.String(), true
+	}
+	return "", false
+}
+
+func scalarList(v any) ([]string, bool) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		s, ok := scalarString(e)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// asBool accepts a bool or, as environment variables are strings, "true"/"false"
+// (also 1/0, yes/no, on/off).
+func asBool(v any) (bool, bool) {
+	switch t := v.(type) {
+	case bool:
+		return t, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "yes", "on": // YAML 1.1 spellings people still write
+			return true, true
+		case "no", "off":
+			return false, true
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(t))
+		return b, err == nil
+	}
+	return false, false
+}
+
+func asInt(v any) (int64, bool) {
+	switch t := v.(type) {
+	case int:
+		return int64(t), true
+	case int64:
+		return t, true
+	case uint64:
+		if t > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(t), true
+	case float64:
+		if t != math.Trunc(t) || math.Abs(t) > 1<<53 {
+			return 0, false
+		}
+		return int64(t), true
+	case json.Number:
+		n, err := t.Int64()
+		return n, err == nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+		return n, err == nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return int64(rv.Uint()), true
+	}
+	return 0, false
+}
+
+func asFloat(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case json.Number:
+		f, err := t.Float64()
+		return f, err == nil
+	}
+	if n, ok := asInt(v); ok {
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// Name scheme limits. 16 leaves room for a server prefix and the hash suffix
+// that shortens long names; 64 is the limit of the model providers.
+const (
+	MinNameLength = 16
+	MaxNameLength = 64
+)
+
+func applyNames(n *Names, l *layer) error {
+	if l.names == nil {
+		return nil
+	}
+	var errs []error
+	for _, k := range sortedKeys(l.names) {
+		v := l.names[k]
+		switch k {
+		case "scheme":
+			s, _ := v.(string)
+			switch s {
+			case SchemePrefixed, SchemeServer, SchemeBare:
+				n.Scheme = s
+			default:
+				errs = append(errs, fmt.Errorf("config: %s: names.scheme: %s is not a name scheme (use %q, %q or %q)", l.source, quoteValue(v), SchemePrefixed, SchemeServer, SchemeBare))
+			}
+		case "max_length":
+			i, ok := asInt(v)
+			if !ok || i < MinNameLength || i > MaxNameLength {
+				errs = append(errs, fmt.Errorf("config: %s: names.max_length: %s must be a whole number from %d to %d", l.source, quoteValue(v), MinNameLength, MaxNameLength))
+				continue
+			}
+			n.MaxLength = int(i)
+		default:
+			errs = append(errs, fmt.Errorf("config: %s: names: unknown field %q%s (known: scheme, max_length)", l.source, k, suggest(k, []string{"scheme", "max_length"})))
+		}
+	}
+	if len(errs) > 0 {
+		return joinErrors(errs)
+	}
+	return nil
+}
+
+func quoteValue(v any) string {
+	if s, ok := scalarString(v); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("a %T", v)
+}

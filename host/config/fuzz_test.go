@@ -1,0 +1,96 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var fuzzFileNames = []string{".mcphost.yaml", ".mcphost.json", ".mcphost.toml", ".mcp.json", "config.yaml", "config.json", "config.toml"}
+
+// FuzzLoad writes arbitrary bytes as one config file and loads it: Load,
+// LoadScope and the writers must return errors, never panic, and a secret
+// from the environment must never show in an error.
+func FuzzLoad(f *testing.F) {
+	seeds := []struct {
+		file uint8
+		data string
+	}{
+		{0, "servers:\n  a: {command: x, args: [1, \"${S}\"], env: {K: \"${S}\"}}\n  b: {url: \"https://h/${S}\", headers: {A: \"${NOPE}\"}}\nnames: {scheme: tool}\n"},
+		{0, "mcpServers:\n  a: &x {command: y}\n  b: *x\n  c: {<<: *x, request_timeout: 3}\n"},
+		{0, "servers:\n  a:\n    tools: {allow: ['[']}\n    protocol_version: 2025-06-18\n"},
+		{1, `{"servers": {"a": {"type": "sse", "url": "http://x", "max_message_bytes": 1e300}}}`},
+		{1, `{"servers": {"a": null, "b": [], "c": {"enabled": "maybe", "startup_timeout": -1}}}`},
+		{2, "[servers.a]\ncommand = \"x\"\nstartup_timeout = 1.5\nprotocol_version = 2025-06-18\n[names]\nmax_length = 20\n"},
+		{2, "[[servers]]\na = 1\n"},
+		{3, `{"mcpServers": {"a": {"command": "x", "whatever": {}}}, "other": 1}`},
+		{4, "trusted_projects:\n  - {path: /x, sha256: y}\nservers: {a: {command: x}}\n"},
+		{5, `{"trusted_projects": "nope"}`},
+		{6, "servers = 3\n"},
+		{0, "servers:\n  a: {command: x, env: {K: [1, 2]}, headers: {\"\": x}, cwd: 7}\n"},
+		{0, "\xff\xfe"},
+	}
+	for _, s := range seeds {
+		f.Add(s.file, []byte(s.data))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		root := t.TempDir()
+		global := filepath.Join(root, "g")
+		work := filepath.Join(root, "w")
+		if err := os.MkdirAll(global, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		name := fuzzFileNames[int(which)%len(fuzzFileNames)]
+		dir := work
+		if strings.HasPrefix(name, "config.") {
+			dir = global
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		opts := LoadOptions{GlobalDir: global, WorkDir: work, Environ: []string{"S=" + secret}}
+		check := func(err error) {
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Fatalf("error leaks the secret: %v", err)
+			}
+		}
+		cfg, err := Load(opts)
+		check(err)
+		if err == nil {
+			for i, s := range cfg.Servers {
+				check(s.Err)
+				if i > 0 && cfg.Servers[i-1].ID >= s.ID {
+					t.Fatalf("servers not sorted: %q before %q", cfg.Servers[i-1].ID, s.ID)
+				}
+				if s.Err == nil && s.Transport == TransportStdio && s.Command == "" {
+					t.Fatalf("server %q: stdio without command but no error", s.ID)
+				}
+			}
+		}
+		_, err = LoadScope(opts, ScopeProject)
+		check(err)
+		_, err = IsTrusted(opts, work)
+		check(err)
+		scope := ScopeProject
+		if dir == global {
+			scope = ScopeGlobal
+		}
+		_, loadErr := LoadScope(opts, scope)
+		_, err = SetEnabled(opts, scope, "a", false)
+		check(err)
+		_, err = AddServer(opts, scope, ServerEntry{ID: "z", Command: "x"}, true)
+		check(err)
+		if err == nil && loadErr == nil {
+			// What was written into a file that loaded must load.
+			if _, err := LoadScope(opts, scope); err != nil {
+				t.Fatalf("after AddServer the file does not load: %v", err)
+			}
+		}
+		_, err = RemoveServer(opts, scope, "a")
+		check(err)
+	})
+}

@@ -1,0 +1,589 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/knadh/koanf/maps"
+	kjson "github.com/knadh/koanf/parsers/json"
+	ktoml "github.com/knadh/koanf/parsers/toml/v2"
+	kyaml "github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/v2"
+)
+
+// File names. The global and project files may be written in any of the
+// formats in fileExts, but only one per place: two would leave the reader
+// guessing which one wins.
+const (
+	globalBase  = "config"   // <GlobalDir>/config.{yaml,yml,json,toml}
+	projectBase = ".mcphost" // <WorkDir>/.mcphost.{yaml,yml,json,toml}
+	// MCPJSONFile is Claude Code's project file, read as it is so that a
+	// project set up for Claude Code works unchanged.
+	MCPJSONFile = ".mcp.json"
+)
+
+var fileExts = []string{".yaml", ".yml", ".json", ".toml"}
+
+// LoadOptions says where the configuration comes from. The zero value loads
+// what the mcphost command would: the user's global file, the project files
+// in the current directory and the process environment.
+type LoadOptions struct {
+	// GlobalDir holds the global file config.{yaml,yml,json,toml} and the
+	// trust records. Default: os.UserConfigDir()/mcphost (on Linux
+	// $XDG_CONFIG_HOME/mcphost or ~/.config/mcphost). If that cannot be
+	// determined, Load reads no global file.
+	GlobalDir string
+	// WorkDir is the project directory searched for .mcphost.* and .mcp.json.
+	// Default: the current directory.
+	WorkDir string
+	// ConfigFile is a file given explicitly (--config FILE). It must exist;
+	// its format comes from its extension. Servers from it are trusted: the
+	// user named it.
+	ConfigFile string
+	// Environ is the environment as "KEY=value" strings, used for MCPHOST_*
+	// variables and ${VAR} expansion. Default (nil): os.Environ(). Tests and
+	// embedders pass their own so that loading does not depend on the process.
+	Environ []string
+	// Overrides is the highest layer, typically flag values, as koanf-style
+	// keys: {"names.scheme": "tool", "servers.github.enabled": false}. Nested
+	// maps are accepted too. Its servers get Source "flags".
+	Overrides map[string]any
+}
+
+// resolved is LoadOptions with defaults applied and paths made absolute, so
+// that Source, Files and trust records are stable whatever the cwd.
+type resolved struct {
+	globalDir  string // "" when unknown: no global layer
+	workDir    string
+	configFile string
+	env        map[string]string
+	overrides  map[string]any
+}
+
+func (o LoadOptions) resolve() (*resolved, error) {
+	r := &resolved{overrides: o.Overrides}
+	if o.GlobalDir != "" {
+		d, err := filepath.Abs(o.GlobalDir)
+		if err != nil {
+			return nil, fmt.Errorf("config: global dir: %w", err)
+		}
+		r.globalDir = d
+	} else if d, err := os.UserConfigDir(); err == nil {
+		r.globalDir = filepath.Join(d, "mcphost")
+	}
+	wd := o.WorkDir
+	if wd == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("config: work dir: %w", err)
+		}
+		wd = d
+	}
+	wd, err := filepath.Abs(wd)
+	if err != nil {
+		return nil, fmt.Errorf("config: work dir: %w", err)
+	}
+	r.workDir = wd
+	if o.ConfigFile != "" {
+		f, err := filepath.Abs(o.ConfigFile)
+		if err != nil {
+			return nil, fmt.Errorf("config: --config %s: %w", o.ConfigFile, err)
+		}
+		r.configFile = f
+	}
+	environ := o.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	r.env = make(map[string]string, len(environ))
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		r.env[k] = v
+	}
+	return r, nil
+}
+
+func (r *resolved) lookup(name string) (string, bool) {
+	v, ok := r.env[name]
+	return v, ok
+}
+
+// layerKind orders the layers, lowest first.
+type layerKind int
+
+const (
+	kindGlobal layerKind = iota
+	kindProject
+	kindMCPJSON
+	kindExplicit
+	kindEnv
+	kindFlags
+)
+
+// layer is one source of configuration after parsing and normalising its
+// shape (aliases resolved, unknown fields reported), before merging.
+type layer struct {
+	kind      layerKind
+	source    string // file path, "env" or "flags": Server.Source and error prefixes
+	dir       string // base for a relative cwd
+	untrusted bool
+	servers   map[string]*layerEntry
+	names     map[string]any
+	trusted   []trustRecord // global file only
+}
+
+// layerEntry is one server entry of one layer.
+type layerEntry struct {
+	fields map[string]any // canonical field names
+	errs   []error
+}
+
+// Load reads every layer (global file, project .mcphost.*, project .mcp.json,
+// --config file, MCPHOST_* variables, Overrides; lowest first), merges the
+// servers by id and validates them. A problem that makes a whole file
+// unusable (it does not parse, two files of one layer, an unknown top-level
+// key, a bad names value) is returned as an error; a problem with one server
+// is put in that Server's Err so that the others still start.
+func Load(opts LoadOptions) (*Config, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	layers, files, err := readLayers(r, true)
+	if err != nil {
+		return nil, err
+	}
+	return build(r, layers, files, nil)
+}
+
+// readLayers reads the file layers (and, with all, env and flags).
+func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
+	var (
+		layers []*layer
+		files  []string
+		errs   []error
+	)
+	add := func(l *layer, lerrs []error) {
+		errs = append(errs, lerrs...)
+		if l != nil {
+			layers = append(layers, l)
+			if l.kind < kindEnv {
+				files = append(files, l.source)
+			}
+		}
+	}
+
+	g, gerrs := readGlobal(r)
+	errs = append(errs, gerrs...)
+	var trusted []trustRecord
+	explicitIsGlobal := false
+	if g != nil {
+		trusted = g.trusted
+		// --config naming the global file: read it once, at the explicit
+		// layer, but still take the trust records from it.
+		if explicitIsGlobal = sameFile(g.source, r.configFile); !explicitIsGlobal {
+			add(g, nil)
+		}
+	}
+	pl, perrs := readProject(r, trusted)
+	for _, l := range pl {
+		add(l, nil)
+	}
+	errs = append(errs, perrs...)
+
+	if r.configFile != "" {
+		data, err := os.ReadFile(r.configFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: --config: %w", unwrapPathError(err, r.configFile)))
+		} else {
+			kind := kindExplicit
+			if explicitIsGlobal {
+				kind = kindGlobal // allows its trusted_projects
+			}
+			l, lerrs := parseLayer(kind, r.configFile, data, false)
+			if l != nil {
+				l.kind = kindExplicit
+			}
+			add(l, lerrs)
+		}
+	}
+	if all {
+		lowerIDs := map[string]bool{}
+		for _, l := range layers {
+			for id := range l.servers {
+				lowerIDs[id] = true
+			}
+		}
+		add(envLayer(r.env, lowerIDs))
+		add(overridesLayer(r.overrides))
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return layers, files, nil
+}
+
+func unwrapPathError(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return err
+}
+
+func readGlobal(r *resolved) (*layer, []error) {
+	if r.globalDir == "" {
+		return nil, nil
+	}
+	path, err := findLayerFile(r.globalDir, globalBase)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, []error{fmt.Errorf("config: %w", unwrapPathError(err, path))}
+	}
+	return parseLayer(kindGlobal, path, data, false)
+}
+
+// projectFiles lists every file that makes up a project's configuration, in
+// the fixed order used for the trust hash.
+func projectFiles() []string {
+	names := make([]string, 0, len(fileExts)+1)
+	for _, ext := range fileExts {
+		names = append(names, projectBase+ext)
+	}
+	return append(names, MCPJSONFile)
+}
+
+// readProjectFiles reads the project files of dir: name -> content, only
+// those that exist.
+func readProjectFiles(dir string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, name := range projectFiles() {
+		p := filepath.Join(dir, name)
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", unwrapPathError(err, p))
+		}
+		out[name] = data
+	}
+	return out, nil
+}
+
+func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
+	contents, err := readProjectFiles(r.workDir)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if len(contents) == 0 {
+		return nil, nil
+	}
+	// Read once and hash what was read, so that the trust decision is about
+	// exactly the bytes that are loaded.
+	isTrusted := matchTrust(trusted, r.workDir, hashProject(contents))
+	var native []string
+	for _, ext := range fileExts {
+		if _, ok := contents[projectBase+ext]; ok {
+			native = append(native, filepath.Join(r.workDir, projectBase+ext))
+		}
+	}
+	if len(native) > 1 {
+		return nil, []error{twoFilesError(native)}
+	}
+	var (
+		layers []*layer
+		errs   []error
+	)
+	if len(native) == 1 && !sameFile(native[0], r.configFile) {
+		l, lerrs := parseLayer(kindProject, native[0], contents[filepath.Base(native[0])], !isTrusted)
+		errs = append(errs, lerrs...)
+		if l != nil {
+			layers = append(layers, l)
+		}
+	}
+	if data, ok := contents[MCPJSONFile]; ok {
+		p := filepath.Join(r.workDir, MCPJSONFile)
+		if !sameFile(p, r.configFile) {
+			l, lerrs := parseLayer(kindMCPJSON, p, data, !isTrusted)
+			errs = append(errs, lerrs...)
+			if l != nil {
+				layers = append(layers, l)
+			}
+		}
+	}
+	return layers, errs
+}
+
+func sameFile(a, b string) bool {
+	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
+}
+
+func twoFilesError(paths []string) error {
+	return fmt.Errorf("config: both %s and %s exist; keep only one of them", paths[0], strings.Join(paths[1:], " and "))
+}
+
+// findLayerFile returns dir/base.{yaml,yml,json,toml}: "" if none exists, an
+// error naming both if more than one does.
+func findLayerFile(dir, base string) (string, error) {
+	var found []string
+	for _, ext := range fileExts {
+		p := filepath.Join(dir, base+ext)
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("config: %w", unwrapPathError(err, p))
+		}
+		if st.IsDir() {
+			return "", fmt.Errorf("config: %s is a directory", p)
+		}
+		found = append(found, p)
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", twoFilesError(found)
+}
+
+// formatOf maps a file name to its parser format by extension.
+func formatOf(path string) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return "yaml", nil
+	case ".json":
+		return "json", nil
+	case ".toml":
+		return "toml", nil
+	}
+	return "", fmt.Errorf("config: %s: unknown file format %q (use .yaml, .yml, .json or .toml)", path, filepath.Ext(path))
+}
+
+func parserFor(format string) koanf.Parser {
+	switch format {
+	case "json":
+		return kjson.Parser()
+	case "toml":
+		return ktoml.Parser()
+	}
+	return kyaml.Parser()
+}
+
+// parseFile parses data with koanf's parser for path's format. Errors name the
+// file and, where the parser knows it, the line. A file with only white space
+// is an empty configuration.
+func parseFile(path string, data []byte) (m map[string]any, err error) {
+	format, err := formatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]any{}, nil
+	}
+	defer func() {
+		// The parsers are not ours; a panic on a hostile file must not take
+		// the host down.
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("config: %s: cannot parse %s: %v", path, format, p)
+		}
+	}()
+	m, err = parserFor(format).Unmarshal(data)
+	if err != nil {
+		return nil, parseError(path, format, data, err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	maps.IntfaceKeysToStrings(m)
+	return toGeneric(m).(map[string]any), nil
+}
+
+func parseError(path, format string, data []byte, err error) error {
+	switch format {
+	case "json":
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			return fmt.Errorf("config: %s:%d:%d: %s", path, line, col, cleanJSONError(err))
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			line, col := lineCol(data, te.Offset)
+			return fmt.Errorf("config: %s:%d:%d: the file must hold a JSON object (%s)", path, line, col, cleanJSONError(err))
+		}
+	case "toml":
+		var pe interface{ Position() (int, int) }
+		if errors.As(err, &pe) {
+			line, col := pe.Position()
+			return fmt.Errorf("config: %s:%d:%d: %v", path, line, col, err)
+		}
+	}
+	// yaml.v3 puts "line N" into its own messages.
+	return fmt.Errorf("config: %s: %v", path, err)
+}
+
+func cleanJSONError(err error) string {
+	s := err.Error()
+	if !strings.HasPrefix(s, "json: ") {
+		s = "json: " + s
+	}
+	return s
+}
+
+// lineCol turns a byte offset into a 1-based line and column.
+func lineCol(data []byte, off int64) (int, int) {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// parseLayer parses a file and normalises it into a layer.
+func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*layer, []error) {
+	m, err := parseFile(path, data)
+	if err != nil {
+		return nil, []error{err}
+	}
+	return buildLayer(kind, path, filepath.Dir(path), m, untrusted)
+}
+
+// Top-level keys of native files.
+var topKeys = []string{"servers", "mcpServers", "names", "trusted_projects"}
+
+// buildLayer checks the top level of a parsed map and normalises its server
+// entries. Errors returned make Load fail; errors in one entry stay with it.
+func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted bool) (*layer, []error) {
+	l := &layer{kind: kind, source: source, dir: dir, untrusted: untrusted, servers: map[string]*layerEntry{}}
+	var errs []error
+	if kind == kindMCPJSON {
+		// Claude Code's file: read mcpServers only, ignore the rest.
+		errs = append(errs, l.addServers(m, "mcpServers")...)
+		return l, errs
+	}
+	keys := sortedKeys(m)
+	for _, k := range keys {
+		switch k {
+		case "servers", "mcpServers":
+		case "names":
+			nm, ok := m[k].(map[string]any)
+			if m[k] != nil && !ok {
+				errs = append(errs, fmt.Errorf("config: %s: names: must be a map with scheme and max_length", source))
+				continue
+			}
+			l.names = nm
+		case "trusted_projects":
+			if kind != kindGlobal {
+				errs = append(errs, fmt.Errorf("config: %s: trusted_projects is only read from the global config file (use \"mcphost trust\")", source))
+				continue
+			}
+			recs, err := parseTrusted(source, m[k])
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			l.trusted = recs
+		default:
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, trusted_projects)", source, k, suggest(k, topKeys)))
+		}
+	}
+	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return l, nil
+}
+
+// addServers reads the server maps under the given keys (the first is the
+// primary name, the others aliases).
+func (l *layer) addServers(m map[string]any, keys ...string) []error {
+	var errs []error
+	seenUnder := map[string]string{}
+	for _, key := range keys {
+		raw, ok := m[key]
+		if !ok || raw == nil {
+			continue
+		}
+		sm, ok := raw.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("config: %s: %s: must be a map of server id to server entry", l.source, key))
+			continue
+		}
+		for _, id := range sortedKeys(sm) {
+			fields, eerrs := normalizeEntry(l, id, sm[id])
+			if prev, dup := seenUnder[id]; dup {
+				l.servers[id].errs = append(l.servers[id].errs, entryError(l.source, id, "", fmt.Sprintf("defined under both %q and %q; keep one", prev, key)))
+				continue
+			}
+			seenUnder[id] = key
+			l.servers[id] = &layerEntry{fields: fields, errs: eerrs}
+		}
+	}
+	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// build merges the layers into a Config. With only non-nil, the servers are
+// restricted to those ids (LoadScope).
+func build(r *resolved, layers []*layer, files []string, only func(id string) bool) (*Config, error) {
+	cfg := &Config{
+		Names:      Names{Scheme: SchemePrefixed, MaxLength: DefaultMaxNameLength},
+		Files:      files,
+		ProjectDir: r.workDir,
+	}
+	if cfg.Files == nil {
+		cfg.Files = []string{}
+	}
+	var errs []error
+	for _, l := range layers {
+		if err := applyNames(&cfg.Names, l); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	merged := mergeServers(layers)
+	cfg.Servers = make([]*Server, 0, len(merged))
+	for _, ms := range merged {
+		if only != nil && !only(ms.id) {
+			continue
+		}
+		cfg.Servers = append(cfg.Servers, decodeServer(ms, layers, r.lookup, r.workDir, false))
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
+	return cfg, nil
+}

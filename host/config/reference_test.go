@@ -1,0 +1,49 @@
+package config
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The examples in REFERENCE.md marked <!-- test: FILE --> must load without
+// any error, so the documentation cannot drift from the loader.
+func TestReferenceExamples(t *testing.T) {
+	doc, err := os.ReadFile("REFERENCE.md")
+	if os.IsNotExist(err) {
+		t.Skip("REFERENCE.md has moved")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)<!-- test: (\\S+) -->\n```[a-z]*\n(.*?)```")
+	blocks := re.FindAllStringSubmatch(string(doc), -1)
+	if len(blocks) < 5 {
+		t.Fatalf("found %d examples", len(blocks))
+	}
+	for _, b := range blocks {
+		name, content := b[1], b[2]
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.environ = []string{"HOME=/home/me", "GITHUB_TOKEN=t"}
+			if strings.HasPrefix(name, "config.") {
+				e.writeGlobal(name, content)
+			} else {
+				// Project examples build on the global YAML example.
+				e.writeGlobal("config.yaml", blocks[0][2])
+				e.writeProject(name, content)
+				e.trust()
+			}
+			cfg := e.load()
+			if len(cfg.Servers) == 0 {
+				t.Fatal("no servers")
+			}
+			for _, s := range cfg.Servers {
+				if s.Err != nil || s.Untrusted {
+					t.Errorf("%s: %v (untrusted %v)", s.ID, s.Err, s.Untrusted)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,176 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Project files can start programs (a stdio server's command) and send
+// environment secrets to URLs (${VAR} in headers). A repository someone
+// clones must therefore not be able to do either until the user says so:
+// servers from project files are loaded with Untrusted set, and the host does
+// not start them, until the user runs `mcphost trust DIR`.
+//
+// Trust records live in the global config file (never in a project file,
+// which would trust itself) as
+//
+//	trusted_projects:
+//	  - path: /abs/project
+//	    sha256: <hex>
+//
+// The hash covers the project files' names and contents, so any change to
+// them makes the project untrusted again until it is trusted anew.
+
+type trustRecord struct {
+	Path   string `json:"path" yaml:"path" toml:"path"`
+	SHA256 string `json:"sha256" yaml:"sha256" toml:"sha256"`
+}
+
+// UntrustedHint is the message to show for servers with Untrusted set.
+func UntrustedHint(dir string) string {
+	arg := dir
+	if strings.ContainsAny(dir, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
+		arg = "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
+	}
+	return fmt.Sprintf("project servers in %s are not trusted yet: run \"mcphost trust %s\" to start them", dir, arg)
+}
+
+// hashProject hashes the project files in their fixed order: for each file
+// that exists, its name, its length and its content (the length makes the
+// encoding unambiguous).
+func hashProject(contents map[string][]byte) string {
+	h := sha256.New()
+	for _, name := range projectFiles() {
+		data, ok := contents[name]
+		if !ok {
+			continue
+		}
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(len(data))))
+		h.Write([]byte{0})
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// projectDir makes dir absolute and clean; "" means the options' WorkDir.
+// A relative dir is taken from the process's directory, as a CLI argument is.
+func projectDir(r *resolved, dir string) (string, error) {
+	if dir == "" {
+		dir = r.workDir
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("config: %s: %w", dir, err)
+	}
+	return filepath.Clean(abs), nil
+}
+
+func matchTrust(recs []trustRecord, dir, hash string) bool {
+	dir = filepath.Clean(dir)
+	for _, r := range recs {
+		if filepath.Clean(r.Path) == dir && r.SHA256 == hash {
+			return true
+		}
+	}
+	return false
+}
+
+func parseTrusted(source string, v any) ([]trustRecord, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("config: %s: trusted_projects: must be a list of {path, sha256}", source)
+	}
+	var out []trustRecord
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		p, ok1 := m["path"].(string)
+		h, ok2 := m["sha256"].(string)
+		if !ok || !ok1 || !ok2 {
+			return nil, fmt.Errorf("config: %s: trusted_projects[%d]: must have string fields path and sha256", source, i)
+		}
+		out = append(out, trustRecord{Path: p, SHA256: h})
+	}
+	return out, nil
+}
+
+// IsTrusted reports whether the project in dir ("" for opts.WorkDir) is
+// trusted with its current files, by the records in the global config file
+// of opts.
+func IsTrusted(opts LoadOptions, dir string) (bool, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return false, err
+	}
+	dir, err = projectDir(r, dir)
+	if err != nil {
+		return false, err
+	}
+	g, errs := readGlobal(r)
+	if len(errs) > 0 {
+		return false, errs[0]
+	}
+	contents, err := readProjectFiles(dir)
+	if err != nil {
+		return false, err
+	}
+	if g == nil {
+		return false, nil
+	}
+	return matchTrust(g.trusted, dir, hashProject(contents)), nil
+}
+
+// Trust records the project in dir ("" for opts.WorkDir), with the current
+// content of its files, as trusted in the global config file (created if
+// absent; the rest of the file is kept). A record for the same path is
+// replaced.
+func Trust(opts LoadOptions, dir string) error {
+	r, err := opts.resolve()
+	if err != nil {
+		return err
+	}
+	if r.globalDir == "" {
+		return fmt.Errorf("config: no global config directory (set LoadOptions.GlobalDir or XDG_CONFIG_HOME)")
+	}
+	dir, err = projectDir(r, dir)
+	if err != nil {
+		return err
+	}
+	contents, err := readProjectFiles(dir)
+	if err != nil {
+		return err
+	}
+	rec := trustRecord{Path: dir, SHA256: hashProject(contents)}
+	path, err := scopeFile(r, ScopeGlobal)
+	if err != nil {
+		return err
+	}
+	return editFile(path, fileEdit{
+		kind: kindGlobal,
+		yaml: func(root *yamlNode) error { return yamlSetTrust(root, rec) },
+		tree: func(m map[string]any) error {
+			list, _ := m["trusted_projects"].([]any)
+			if m["trusted_projects"] != nil && list == nil {
+				return fmt.Errorf("config: %s: trusted_projects: must be a list", path)
+			}
+			entry := map[string]any{"path": rec.Path, "sha256": rec.SHA256}
+			for i, e := range list {
+				if em, ok := e.(map[string]any); ok && em["path"] == rec.Path {
+					list[i] = entry
+					m["trusted_projects"] = list
+					return nil
+				}
+			}
+			m["trusted_projects"] = append(list, entry)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,898 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	ktoml "github.com/knadh/koanf/parsers/toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// Scope names a place the CLI reads or writes servers (mcp add/remove/
+// enable/disable/list --scope).
+type Scope string
+
+const (
+	// ScopeEffective is the merged result of every layer (read only).
+	ScopeEffective Scope = "effective"
+	// ScopeProject is the project's .mcphost.{yaml,yml,json,toml} in WorkDir
+	// (.mcphost.yaml is created if none exists). .mcp.json is read but never
+	// written: it belongs to Claude Code.
+	ScopeProject Scope = "project"
+	// ScopeGlobal is <GlobalDir>/config.{yaml,yml,json,toml} (config.yaml is
+	// created if none exists).
+	ScopeGlobal Scope = "global"
+)
+
+// ParseScope parses a --scope value.
+func ParseScope(s string) (Scope, error) {
+	switch Scope(strings.ToLower(strings.TrimSpace(s))) {
+	case ScopeEffective:
+		return ScopeEffective, nil
+	case ScopeProject:
+		return ScopeProject, nil
+	case ScopeGlobal:
+		return ScopeGlobal, nil
+	}
+	return "", fmt.Errorf("config: unknown scope %q (use effective, project or global)", s)
+}
+
+// ServerEntry is a server entry as written in a file: durations stay strings
+// and unset fields are left out, so that what is written is what the user
+// typed. ID is the key of the entry, not a field.
+type ServerEntry struct {
+	ID              string            `json:"-" yaml:"-" toml:"-"`
+	Transport       string            `json:"transport,omitempty" yaml:"transport,omitempty" toml:"transport,omitempty"`
+	Command         string            `json:"command,omitempty" yaml:"command,omitempty" toml:"command,omitempty"`
+	Args            []string          `json:"args,omitempty" yaml:"args,omitempty" toml:"args,omitempty"`
+	Env             map[string]string `json:"env,omitempty" yaml:"env,omitempty" toml:"env,omitempty"`
+	Cwd             string            `json:"cwd,omitempty" yaml:"cwd,omitempty" toml:"cwd,omitempty"`
+	URL             string            `json:"url,omitempty" yaml:"url,omitempty" toml:"url,omitempty"`
+	Headers         map[string]string `json:"headers,omitempty" yaml:"headers,omitempty" toml:"headers,omitempty"`
+	Enabled         *bool             `json:"enabled,omitempty" yaml:"enabled,omitempty" toml:"enabled,omitempty"` // nil: default (true)
+	StartupTimeout  string            `json:"startup_timeout,omitempty" yaml:"startup_timeout,omitempty" toml:"startup_timeout,omitempty"`
+	RequestTimeout  string            `json:"request_timeout,omitempty" yaml:"request_timeout,omitempty" toml:"request_timeout,omitempty"`
+	ProtocolVersion string            `json:"protocol_version,omitempty" yaml:"protocol_version,omitempty" toml:"protocol_version,omitempty"`
+	Tools           *ToolsEntry       `json:"tools,omitempty" yaml:"tools,omitempty" toml:"tools,omitempty"`
+	MaxMessageBytes int64             `json:"max_message_bytes,omitempty" yaml:"max_message_bytes,omitempty" toml:"max_message_bytes,omitempty"`
+}
+
+// ToolsEntry is the file shape of ToolFilter.
+type ToolsEntry struct {
+	Allow []string `json:"allow,omitempty" yaml:"allow,omitempty" toml:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty" yaml:"deny,omitempty" toml:"deny,omitempty"`
+}
+
+type pair struct {
+	key string
+	val any
+}
+
+// pairs lists the set fields in the documented order.
+func (e ServerEntry) pairs() []pair {
+	var p []pair
+	add := func(k string, v any, set bool) {
+		if set {
+			p = append(p, pair{k, v})
+		}
+	}
+	add("transport", e.Transport, e.Transport != "")
+	add("command", e.Command, e.Command != "")
+	add("args", e.Args, len(e.Args) > 0)
+	add("env", e.Env, len(e.Env) > 0)
+	add("cwd", e.Cwd, e.Cwd != "")
+	add("url", e.URL, e.URL != "")
+	add("headers", e.Headers, len(e.Headers) > 0)
+	if e.Enabled != nil {
+		add("enabled", *e.Enabled, true)
+	}
+	add("startup_timeout", e.StartupTimeout, e.StartupTimeout != "")
+	add("request_timeout", e.RequestTimeout, e.RequestTimeout != "")
+	add("protocol_version", e.ProtocolVersion, e.ProtocolVersion != "")
+	if e.Tools != nil && (len(e.Tools.Allow) > 0 || len(e.Tools.Deny) > 0) {
+		t := map[string]any{}
+		if len(e.Tools.Allow) > 0 {
+			t["allow"] = e.Tools.Allow
+		}
+		if len(e.Tools.Deny) > 0 {
+			t["deny"] = e.Tools.Deny
+		}
+		add("tools", t, true)
+	}
+	add("max_message_bytes", e.MaxMessageBytes, e.MaxMessageBytes != 0)
+	return p
+}
+
+// fields returns the entry as a generic map, as a parser would give it.
+func (e ServerEntry) fields() map[string]any {
+	m := map[string]any{}
+	for _, p := range e.pairs() {
+		m[p.key] = toGeneric(p.val)
+	}
+	return m
+}
+
+// Validate checks the entry by the rules Load applies. ${VAR} references
+// are checked for syntax only (the variables need not be set now), and a
+// url holding a reference is checked when it is loaded.
+func (e ServerEntry) Validate() error {
+	return e.validate("entry")
+}
+
+func (e ServerEntry) validate(source string) error {
+	l := &layer{kind: kindExplicit, source: source, servers: map[string]*layerEntry{}}
+	ms := &mergedServer{id: e.ID, fields: e.fields(), origins: map[string]int{}}
+	anyVar := func(string) (string, bool) { return "value", true }
+	return decodeServer(ms, []*layer{l}, anyVar, "", true).Err
+}
+
+// ParseServerEntry reads one server entry from JSON, in mcphost's shape or
+// Claude Code's ({"type":"http","url":...}), for `mcp add-json`. Unknown
+// fields are errors; the transport is written in mcphost's spelling.
+func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return ServerEntry{}, fmt.Errorf("config: server %q: not a JSON object: %s", id, cleanJSONError(err))
+	}
+	l := &layer{kind: kindExplicit, source: "entry"}
+	f, errs := normalizeEntry(l, id, toGeneric(raw))
+	if len(errs) > 0 {
+		return ServerEntry{}, joinErrors(errs)
+	}
+	e := ServerEntry{ID: id}
+	var bad []string
+	str := func(k string) string {
+		v, ok := f[k]
+		if !ok {
+			return ""
+		}
+		s, ok := scalarString(v)
+		if !ok {
+			bad = append(bad, k)
+		}
+		return s
+	}
+	strMap := func(k string) map[string]string {
+		v, ok := f[k]
+		if !ok {
+			return nil
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			bad = append(bad, k)
+			return nil
+		}
+		out := map[string]string{}
+		for mk, mv := range m {
+			s, ok := scalarString(mv)
+			if !ok {
+				bad = append(bad, k+"."+mk)
+			}
+			out[mk] = s
+		}
+		return out
+	}
+	list := func(k string, v any) []string {
+		if v == nil {
+			return nil
+		}
+		l, ok := scalarList(v)
+		if !ok {
+			bad = append(bad, k)
+		}
+		return l
+	}
+	dur := func(k string) string {
+		v, ok := f[k]
+		if !ok {
+			return ""
+		}
+		if s, ok := v.(string); ok {
+			return s
+		}
+		d, msg := parseDuration(v)
+		if msg != "" {
+			bad = append(bad, k)
+			return ""
+		}
+		return d.String()
+	}
+	e.Transport = str("transport")
+	if t, ok := normalizeTransport(e.Transport); ok {
+		e.Transport = t
+	}
+	e.Command = str("command")
+	e.Args = list("args", f["args"])
+	e.Env = strMap("env")
+	e.Cwd = str("cwd")
+	e.URL = str("url")
+	e.Headers = strMap("headers")
+	if v, ok := f["enabled"]; ok {
+		b, ok := asBool(v)
+		if !ok {
+			bad = append(bad, "enabled")
+		}
+		e.Enabled = &b
+	}
+	e.StartupTimeout = dur("startup_timeout")
+	e.RequestTimeout = dur("request_timeout")
+	e.ProtocolVersion = str("protocol_version")
+	if v, ok := f["tools"]; ok {
+		tm, ok := v.(map[string]any)
+		if !ok {
+			bad = append(bad, "tools")
+		}
+		e.Tools = &ToolsEntry{Allow: list("tools.allow", tm["allow"]), Deny: list("tools.deny", tm["deny"])}
+	}
+	if v, ok := f["max_message_bytes"]; ok {
+		n, ok := asInt(v)
+		if !ok {
+			bad = append(bad, "max_message_bytes")
+		}
+		e.MaxMessageBytes = n
+	}
+	if len(bad) > 0 {
+		return ServerEntry{}, fmt.Errorf("config: server %q: fields of the wrong type: %s", id, strings.Join(bad, ", "))
+	}
+	if err := e.Validate(); err != nil {
+		return ServerEntry{}, err
+	}
+	return e, nil
+}
+
+// scopeFile is the file a write to scope touches: the existing one, or the
+// YAML file to create.
+func scopeFile(r *resolved, scope Scope) (string, error) {
+	var dir, base string
+	switch scope {
+	case ScopeProject:
+		dir, base = r.workDir, projectBase
+	case ScopeGlobal:
+		if r.globalDir == "" {
+			return "", fmt.Errorf("config: no global config directory (set LoadOptions.GlobalDir or XDG_CONFIG_HOME)")
+		}
+		dir, base = r.globalDir, globalBase
+	default:
+		return "", fmt.Errorf("config: cannot write to scope %q (use project or global)", scope)
+	}
+	p, err := findLayerFile(dir, base)
+	if err != nil || p != "" {
+		return p, err
+	}
+	return filepath.Join(dir, base+".yaml"), nil
+}
+
+// ScopeFile returns the file that writes to scope (project or global) touch,
+// and whether it exists yet.
+func ScopeFile(opts LoadOptions, scope Scope) (string, bool, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", false, err
+	}
+	p, err := scopeFile(r, scope)
+	if err != nil {
+		return "", false, err
+	}
+	_, err = os.Stat(p)
+	return p, err == nil, nil
+}
+
+// AddServer writes entry into the scope's file. An entry with the same id is
+// an error unless replace is set, in which case it is replaced as a whole.
+// The entry is validated first; an invalid one is not written.
+func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	path, err := scopeFile(r, scope)
+	if err != nil {
+		return "", err
+	}
+	if err := entry.validate(path); err != nil {
+		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
+	}
+	exists := func() error {
+		return fmt.Errorf("config: %s: server %q already exists (remove it first, or replace it)", path, entry.ID)
+	}
+	err = editFile(path, fileEdit{
+		kind: scopeKind(scope),
+		yaml: func(root *yaml.Node) error {
+			node, err := entry.yamlNode()
+			if err != nil {
+				return err
+			}
+			m, i, err := yamlFindEntry(root, entry.ID)
+			if err != nil {
+				return err
+			}
+			if m != nil {
+				if !replace {
+					return exists()
+				}
+				m.Content[i+1] = node
+				return nil
+			}
+			servers, err := yamlServersForAdd(root)
+			if err != nil {
+				return err
+			}
+			servers.Content = append(servers.Content, yamlString(entry.ID), node)
+			return nil
+		},
+		tree: func(m map[string]any) error {
+			servers, err := treeFindEntry(m, entry.ID)
+			if err != nil {
+				return err
+			}
+			if servers != nil && !replace {
+				return exists()
+			}
+			if servers == nil {
+				if servers, err = treeServersForAdd(m); err != nil {
+					return err
+				}
+			}
+			servers[entry.ID] = entry.fields()
+			return nil
+		},
+	})
+	return path, err
+}
+
+// RemoveServer deletes the entry id from the scope's file; an id that is not
+// in that file is an error naming the file (and where the id is defined, if
+// elsewhere).
+func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	path, err := scopeFile(r, scope)
+	if err != nil {
+		return "", err
+	}
+	notHere := func() error { return notInFile(opts, path, id) }
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return path, notHere()
+	}
+	err = editFile(path, fileEdit{
+		kind: scopeKind(scope),
+		yaml: func(root *yaml.Node) error {
+			m, i, err := yamlFindEntry(root, id)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				return notHere()
+			}
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return nil
+		},
+		tree: func(m map[string]any) error {
+			servers, err := treeFindEntry(m, id)
+			if err != nil {
+				return err
+			}
+			if servers == nil {
+				return notHere()
+			}
+			delete(servers, id)
+			return nil
+		},
+	})
+	return path, err
+}
+
+func notInFile(opts LoadOptions, path, id string) error {
+	msg := fmt.Sprintf("config: %s: no server %q in this file", path, id)
+	if cfg, err := Load(opts); err == nil {
+		for _, s := range cfg.Servers {
+			if s.ID == id && s.Source != path {
+				msg += fmt.Sprintf(" (it is defined in %s)", s.Source)
+			}
+		}
+	}
+	return errors.New(msg)
+}
+
+// SetEnabled sets enabled on the entry id in the scope's file. If the file
+// has no such entry but another layer defines the server, the project scope
+// gets an override entry holding only "enabled": that is how a project
+// switches off a global server without copying it.
+func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	path, err := scopeFile(r, scope)
+	if err != nil {
+		return "", err
+	}
+	// Whether the id exists anywhere, for the override case.
+	definedElsewhere := func() (string, error) {
+		layers, _, err := readLayers(r, true)
+		if err != nil {
+			return "", err
+		}
+		src := ""
+		for _, l := range layers {
+			if _, ok := l.servers[id]; ok && l.source != path {
+				src = l.source
+			}
+		}
+		if src == "" {
+			return "", fmt.Errorf("config: no server %q is configured (not in %s nor any other layer)", id, path)
+		}
+		if scope == ScopeGlobal {
+			// An override in the global file would show up, incomplete, in
+			// every other project.
+			return "", fmt.Errorf("config: %s: server %q is defined in %s, not in the global file; use the project scope to override it", path, id, src)
+		}
+		return src, nil
+	}
+	err = editFile(path, fileEdit{
+		kind: scopeKind(scope),
+		yaml: func(root *yaml.Node) error {
+			m, i, err := yamlFindEntry(root, id)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				if _, err := definedElsewhere(); err != nil {
+					return err
+				}
+				servers, err := yamlServersForAdd(root)
+				if err != nil {
+					return err
+				}
+				entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				servers.Content = append(servers.Content, yamlString(id), entry)
+				return yamlSet(entry, "enabled", yamlBool(enabled))
+			}
+			entry := m.Content[i+1]
+			if entry.Kind == yaml.ScalarNode && entry.Tag == "!!null" {
+				entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				m.Content[i+1] = entry
+			}
+			if entry.Kind != yaml.MappingNode {
+				return fmt.Errorf("config: %s: server %q: the entry is not a plain map (an alias?); edit it by hand", path, id)
+			}
+			return yamlSet(entry, "enabled", yamlBool(enabled))
+		},
+		tree: func(m map[string]any) error {
+			servers, err := treeFindEntry(m, id)
+			if err != nil {
+				return err
+			}
+			if servers == nil {
+				if _, err := definedElsewhere(); err != nil {
+					return err
+				}
+				if servers, err = treeServersForAdd(m); err != nil {
+					return err
+				}
+				servers[id] = map[string]any{"enabled": enabled}
+				return nil
+			}
+			entry, ok := servers[id].(map[string]any)
+			if servers[id] != nil && !ok {
+				return fmt.Errorf("config: %s: server %q: the entry is not a map", path, id)
+			}
+			if entry == nil {
+				entry = map[string]any{}
+				servers[id] = entry
+			}
+			entry["enabled"] = enabled
+			return nil
+		},
+	})
+	return path, err
+}
+
+// LoadScope loads the servers of one scope, for `mcp list --scope`:
+// effective is Load; global is the global file alone; project lists the
+// servers the project files (.mcphost.*, .mcp.json) define, merged over the
+// global file so that an override entry (enabled: false) shows the server it
+// overrides. Environment variables and Overrides are not applied to global
+// and project listings; ${VAR} references are expanded as by Load. Files
+// lists the scope's own files.
+func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
+	if scope == ScopeEffective {
+		return Load(opts)
+	}
+	r, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if scope != ScopeProject && scope != ScopeGlobal {
+		return nil, fmt.Errorf("config: unknown scope %q (use effective, project or global)", scope)
+	}
+	r.configFile = ""
+	layers, _, err := readLayers(r, false)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		keep  []*layer
+		files []string
+		ids   = map[string]bool{}
+	)
+	for _, l := range layers {
+		switch {
+		case l.kind == kindGlobal:
+			keep = append(keep, l)
+			if scope == ScopeGlobal {
+				files = append(files, l.source)
+				for id := range l.servers {
+					ids[id] = true
+				}
+			}
+		case scope == ScopeProject && (l.kind == kindProject || l.kind == kindMCPJSON):
+			keep = append(keep, l)
+			files = append(files, l.source)
+			for id := range l.servers {
+				ids[id] = true
+			}
+		}
+	}
+	return build(r, keep, files, func(id string) bool { return ids[id] })
+}
+
+// fileEdit is one change, for YAML as node edits (comments and order
+// survive) and for JSON and TOML on the decoded tree.
+type fileEdit struct {
+	kind layerKind // which rules the file is checked by before and after
+	yaml func(root *yaml.Node) error
+	tree func(m map[string]any) error
+}
+
+// editFile applies e to path (an absent file counts as empty) and writes the
+// result atomically. JSON keeps unknown keys but not their order (written
+// with 2-space indent); TOML is decoded and re-encoded, which loses comments.
+func editFile(path string, e fileEdit) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("config: %w", unwrapPathError(err, path))
+	}
+	format, err := formatOf(path)
+	if err != nil {
+		return err
+	}
+	wasValid := checkFile(e.kind, path, data) == nil
+	if _, err := parseFile(path, data); err != nil {
+		return err
+	}
+	var out []byte
+	switch format {
+	case "yaml":
+		out, err = editYAML(path, data, e.yaml)
+	case "json":
+		m := map[string]any{}
+		if len(bytes.TrimSpace(data)) > 0 {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			if err := dec.Decode(&m); err != nil {
+				return parseError(path, format, data, err)
+			}
+			if m == nil {
+				m = map[string]any{}
+			}
+		}
+		if err = e.tree(m); err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err = enc.Encode(m); err != nil {
+			return fmt.Errorf("config: %s: %w", path, err)
+		}
+		out = buf.Bytes()
+	case "toml":
+		m, perr := ktoml.Parser().Unmarshal(data)
+		if perr != nil {
+			return parseError(path, format, data, perr)
+		}
+		if m == nil {
+			m = map[string]any{}
+		}
+		if err = e.tree(m); err != nil {
+			return err
+		}
+		out, err = ktoml.Parser().Marshal(m)
+		if err != nil {
+			return fmt.Errorf("config: %s: %w", path, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// Never turn a good file into a broken one (a YAML round trip of odd
+	// input can change its meaning).
+	if err := checkFile(e.kind, path, out); err != nil && wasValid {
+		return fmt.Errorf("config: %s: the edit would make the file invalid, nothing written: %w", path, err)
+	}
+	return writeAtomic(path, out)
+}
+
+// checkFile reports the file-level errors Load would give for data.
+func checkFile(kind layerKind, path string, data []byte) error {
+	m, err := parseFile(path, data)
+	if err != nil {
+		return err
+	}
+	if _, errs := buildLayer(kind, path, filepath.Dir(path), m, false); len(errs) > 0 {
+		return joinErrors(errs)
+	}
+	return nil
+}
+
+func scopeKind(s Scope) layerKind {
+	if s == ScopeGlobal {
+		return kindGlobal
+	}
+	return kindProject
+}
+
+// writeAtomic writes through a temporary file and a rename, so a crash never
+// leaves half a config. A symlinked file is written at its target. New files
+// get mode 0600 (they may hold secrets); existing files keep their mode.
+func writeAtomic(path string, data []byte) error {
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	mode := fs.FileMode(0o600)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// treeFindEntry returns the servers map (under "servers" or "mcpServers")
+// that holds id, or nil.
+func treeFindEntry(m map[string]any, id string) (map[string]any, error) {
+	for _, key := range []string{"servers", "mcpServers"} {
+		v, ok := m[key]
+		if !ok || v == nil {
+			continue
+		}
+		s, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("config: %s: must be a map of server id to server entry", key)
+		}
+		if _, ok := s[id]; ok {
+			return s, nil
+		}
+	}
+	return nil, nil
+}
+
+// treeServersForAdd returns the map new entries go into: "servers", or
+// "mcpServers" if the file only uses that.
+func treeServersForAdd(m map[string]any) (map[string]any, error) {
+	key := "servers"
+	if _, ok := m["servers"]; !ok {
+		if _, ok := m["mcpServers"]; ok {
+			key = "mcpServers"
+		}
+	}
+	if m[key] == nil {
+		s := map[string]any{}
+		m[key] = s
+		return s, nil
+	}
+	s, ok := m[key].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("config: %s: must be a map of server id to server entry", key)
+	}
+	return s, nil
+}
+
+// editYAML edits the first document of a YAML file as nodes, so comments,
+// key order and the style of untouched parts survive.
+func editYAML(path string, data []byte, edit func(root *yaml.Node) error) ([]byte, error) {
+	var doc yaml.Node
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, parseError(path, "yaml", data, err)
+		}
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode}
+	}
+	if len(doc.Content) == 0 {
+		doc.Content = []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		root.Kind, root.Tag, root.Value = yaml.MappingNode, "!!map", ""
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("config: %s: the top level must be a map", path)
+	}
+	if err := edit(root); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// yamlNode is spelled out for trust.go, which needs no yaml import otherwise.
+type yamlNode = yaml.Node
+
+func yamlString(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+func yamlBool(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
+}
+
+// yamlGet returns the index of key's key node in mapping m, or -1.
+func yamlGet(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// yamlSet sets key in mapping m, keeping the key node (and its comments) if
+// the key exists.
+func yamlSet(m *yaml.Node, key string, v *yaml.Node) error {
+	if i := yamlGet(m, key); i >= 0 {
+		old := m.Content[i+1]
+		v.LineComment, v.HeadComment, v.FootComment = old.LineComment, old.HeadComment, old.FootComment
+		m.Content[i+1] = v
+		return nil
+	}
+	m.Content = append(m.Content, yamlString(key), v)
+	return nil
+}
+
+// yamlFindEntry returns the mapping (servers or mcpServers) holding id and
+// the index of id's key node, or nil.
+func yamlFindEntry(root *yaml.Node, id string) (*yaml.Node, int, error) {
+	for _, key := range []string{"servers", "mcpServers"} {
+		i := yamlGet(root, key)
+		if i < 0 {
+			continue
+		}
+		s := root.Content[i+1]
+		if s.Kind == yaml.ScalarNode && s.Tag == "!!null" {
+			continue
+		}
+		if s.Kind != yaml.MappingNode {
+			return nil, 0, fmt.Errorf("config: %s: must be a plain map of server id to entry (an alias? edit it by hand)", key)
+		}
+		if j := yamlGet(s, id); j >= 0 {
+			return s, j, nil
+		}
+	}
+	return nil, 0, nil
+}
+
+func yamlServersForAdd(root *yaml.Node) (*yaml.Node, error) {
+	key := "servers"
+	if yamlGet(root, "servers") < 0 && yamlGet(root, "mcpServers") >= 0 {
+		key = "mcpServers"
+	}
+	i := yamlGet(root, key)
+	if i < 0 {
+		s := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		root.Content = append(root.Content, yamlString(key), s)
+		return s, nil
+	}
+	s := root.Content[i+1]
+	if s.Kind == yaml.ScalarNode && s.Tag == "!!null" {
+		s = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: s.LineComment}
+		root.Content[i+1] = s
+	}
+	if s.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("config: %s: must be a plain map of server id to entry (an alias? edit it by hand)", key)
+	}
+	if len(s.Content) == 0 {
+		s.Style = 0 // "servers: {}" becomes a block map
+	}
+	return s, nil
+}
+
+// yamlNode builds the entry's mapping node, fields in the documented order.
+func (e ServerEntry) yamlNode() (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, p := range e.pairs() {
+		var v yaml.Node
+		if err := v.Encode(p.val); err != nil {
+			return nil, fmt.Errorf("config: server %q: %s: %w", e.ID, p.key, err)
+		}
+		n.Content = append(n.Content, yamlString(p.key), &v)
+	}
+	return n, nil
+}
+
+func yamlSetTrust(root *yaml.Node, rec trustRecord) error {
+	entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+		yamlString("path"), yamlString(rec.Path),
+		yamlString("sha256"), yamlString(rec.SHA256),
+	}}
+	i := yamlGet(root, "trusted_projects")
+	if i < 0 {
+		root.Content = append(root.Content, yamlString("trusted_projects"),
+			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{entry}})
+		return nil
+	}
+	seq := root.Content[i+1]
+	if seq.Kind == yaml.ScalarNode && seq.Tag == "!!null" {
+		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		root.Content[i+1] = seq
+	}
+	if seq.Kind != yaml.SequenceNode {
+		return errors.New("config: trusted_projects: must be a list")
+	}
+	for j, item := range seq.Content {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		if k := yamlGet(item, "path"); k >= 0 && filepath.Clean(item.Content[k+1].Value) == rec.Path {
+			seq.Content[j] = entry
+			return nil
+		}
+	}
+	if len(seq.Content) == 0 {
+		seq.Style = 0
+	}
+	seq.Content = append(seq.Content, entry)
+	return nil
+}

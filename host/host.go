@@ -1,0 +1,267 @@
+// Package host is mcphost's core: it connects to many MCP servers, discovers
+// their tools, resources and prompts, gives every tool a safe public name and
+// calls tools on behalf of an agent or a person.
+//
+// A Host is built from a loaded configuration:
+//
+//	cfg, err := config.Load(config.LoadOptions{})
+//	h, err := host.New(cfg, host.WithLogger(logger))
+//	err = h.Start(ctx)        // connects every enabled server in parallel
+//	defer h.Close(context.Background())
+//	for _, t := range h.Tools() { fmt.Println(t.Name) }
+//	res, err := h.CallTool(ctx, "mcp__github__search", map[string]any{"q": "mcp"})
+//
+// One slow or broken server never delays the others past its own startup
+// timeout and never breaks them: its state and last error show in Status.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/naming"
+)
+
+// Version is reported to servers as the client version.
+var Version = "0.1.0"
+
+// ErrClosed is returned by methods called after Close.
+var ErrClosed = errors.New("host: closed")
+
+// Host connects to the configured MCP servers and routes calls to them.
+// Its methods are safe for concurrent use.
+type Host struct {
+	opts    options
+	log     hclog.Logger
+	mapper  naming.Mapper
+	servers []*server // sorted by id; fixed after New
+	byID    map[string]*server
+
+	registry registry
+
+	progressMu  sync.Mutex
+	progress    map[string]func(Progress) // progress token -> callback
+	progressSeq uint64
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// New builds a Host from cfg. It does not connect: call Start.
+// It fails only for settings that concern the whole host (for example an
+// invalid name scheme); a bad server entry is kept and shown as an error.
+func New(cfg *config.Config, opts ...Option) (*Host, error) {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	mapper := naming.Mapper{Scheme: cfg.Names.Scheme, MaxLength: cfg.Names.MaxLength}
+	if err := mapper.Validate(); err != nil {
+		return nil, fmt.Errorf("host: names: %w", err)
+	}
+	h := &Host{
+		opts:     o,
+		log:      o.logger.Named("host"),
+		mapper:   mapper,
+		byID:     map[string]*server{},
+		progress: map[string]func(Progress){},
+		closed:   make(chan struct{}),
+	}
+	add := func(sc *config.Server) error {
+		if _, dup := h.byID[sc.ID]; dup {
+			return fmt.Errorf("host: server %q is configured twice", sc.ID)
+		}
+		s := newServer(h, sc)
+		h.servers = append(h.servers, s)
+		h.byID[sc.ID] = s
+		return nil
+	}
+	inProcess := map[string]bool{}
+	for _, ip := range o.inProcess {
+		inProcess[ip.id] = true
+	}
+	for _, sc := range cfg.Servers {
+		if sc == nil {
+			continue
+		}
+		sc = withDefaults(sc)
+		if inProcess[sc.ID] {
+			// A configured entry for an in-process server supplies its
+			// settings (timeouts, tool filters, enabled).
+			sc.Transport = config.TransportInProcess
+			delete(inProcess, sc.ID)
+		}
+		if err := add(sc); err != nil {
+			return nil, err
+		}
+	}
+	for _, ip := range o.inProcess {
+		if !inProcess[ip.id] {
+			continue
+		}
+		delete(inProcess, ip.id)
+		sc := withDefaults(&config.Server{
+			ID: ip.id, Transport: config.TransportInProcess, Enabled: true, Source: "library",
+		})
+		if !naming.Valid(ip.id, 64) {
+			sc.Err = fmt.Errorf("host: in-process server id %q must match ^[a-zA-Z0-9_-]{1,64}$", ip.id)
+		}
+		if err := add(sc); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(h.servers, func(a, b *server) int { return compareStrings(a.cfg.ID, b.cfg.ID) })
+	return h, nil
+}
+
+// withDefaults returns a copy of sc with zero durations and sizes replaced by
+// the defaults, so a config built in code needs only the fields it cares about.
+func withDefaults(sc *config.Server) *config.Server {
+	c := *sc
+	if c.StartupTimeout <= 0 {
+		c.StartupTimeout = config.DefaultStartupTimeout
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = config.DefaultRequestTimeout
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = config.DefaultMaxMessageBytes
+	}
+	if c.Transport == "" {
+		switch {
+		case c.Command != "":
+			c.Transport = config.TransportStdio
+		case c.URL != "":
+			c.Transport = config.TransportHTTP
+		}
+	}
+	return &c
+}
+
+// Start connects every enabled, trusted and valid server in parallel and
+// returns when each has either connected or failed (bounded by its own
+// startup_timeout). A server that fails does not make Start fail: its state
+// and error show in Status. Start returns an error only if ctx ends first or
+// the host is closed.
+func (h *Host) Start(ctx context.Context) error {
+	if h.isClosed() {
+		return ErrClosed
+	}
+	var wg sync.WaitGroup
+	for _, s := range h.servers {
+		if !s.startable() {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.connect(ctx)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("host: start: %w", ctx.Err())
+	}
+}
+
+// Close disconnects every server in parallel (stdio servers: stdin closed,
+// then the process group is terminated) and waits until they are gone or ctx
+// ends. Calls in flight fail. Close is idempotent.
+func (h *Host) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() { close(h.closed) })
+	var wg sync.WaitGroup
+	errs := make([]error, len(h.servers))
+	for i, s := range h.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.close()
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return errors.Join(errs...)
+	case <-ctx.Done():
+		return fmt.Errorf("host: close: %w", ctx.Err())
+	}
+}
+
+func (h *Host) isClosed() bool {
+	select {
+	case <-h.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// server returns the server with the given id, or an error naming it.
+func (h *Host) server(id string) (*server, error) {
+	s, ok := h.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("host: no server %q is configured", id)
+	}
+	return s, nil
+}
+
+// Server ids in order.
+func (h *Host) ServerIDs() []string {
+	ids := make([]string, len(h.servers))
+	for i, s := range h.servers {
+		ids[i] = s.cfg.ID
+	}
+	return ids
+}
+
+// registerProgress allocates a progress token routed to fn.
+func (h *Host) registerProgress(fn func(Progress)) (token string, release func()) {
+	h.progressMu.Lock()
+	h.progressSeq++
+	token = fmt.Sprintf("mcphost-%d", h.progressSeq)
+	h.progress[token] = fn
+	h.progressMu.Unlock()
+	return token, func() {
+		h.progressMu.Lock()
+		delete(h.progress, token)
+		h.progressMu.Unlock()
+	}
+}
+
+func (h *Host) dispatchProgress(serverID string, p *mcp.ProgressNotificationParams) {
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	h.progressMu.Lock()
+	fn := h.progress[token]
+	h.progressMu.Unlock()
+	if fn != nil {
+		fn(Progress{Server: serverID, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,113 @@
+package host
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An Option configures a Host in New.
+type Option func(*options)
+
+// ElicitationHandler answers a server's elicitation/create request. server is
+// the id of the server that asked.
+type ElicitationHandler func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
+// SamplingHandler answers a server's sampling/createMessage request.
+type SamplingHandler func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+
+type inProcessServer struct {
+	id     string
+	server *mcp.Server
+}
+
+type options struct {
+	logger       hclog.Logger
+	clientName   string
+	elicit       ElicitationHandler
+	sample       SamplingHandler
+	roots        []*mcp.Root
+	inProcess    []inProcessServer
+	httpClient   *http.Client
+	probeTimeout time.Duration
+	onChange     func(Event)
+}
+
+func defaultOptions() options {
+	return options{
+		logger:       hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
+		clientName:   "mcphost",
+		probeTimeout: 3 * time.Second,
+	}
+}
+
+// WithLogger sets the logger. Logs never go to stdout, which belongs to the
+// MCP stream in stdio modes; the default discards them.
+func WithLogger(l hclog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithClientName sets the client name sent to servers (default "mcphost").
+func WithClientName(name string) Option {
+	return func(o *options) {
+		if name != "" {
+			o.clientName = name
+		}
+	}
+}
+
+// WithElicitationHandler lets servers ask the user for input. Without it the
+// elicitation capability is not declared.
+func WithElicitationHandler(fn ElicitationHandler) Option {
+	return func(o *options) { o.elicit = fn }
+}
+
+// WithSamplingHandler lets servers ask for an LLM completion. Without it the
+// sampling capability is not declared.
+func WithSamplingHandler(fn SamplingHandler) Option {
+	return func(o *options) { o.sample = fn }
+}
+
+// WithRoots declares the roots capability and offers these roots to every
+// server. Without it the roots capability is not declared.
+func WithRoots(roots ...*mcp.Root) Option {
+	return func(o *options) { o.roots = append(o.roots, roots...) }
+}
+
+// WithInProcessServer adds a Go MCP server that runs inside this process,
+// connected over in-memory transports (what other hosts call an "sdk"
+// server). id must match ^[a-zA-Z0-9_-]{1,64}$.
+func WithInProcessServer(id string, srv *mcp.Server) Option {
+	return func(o *options) { o.inProcess = append(o.inProcess, inProcessServer{id: id, server: srv}) }
+}
+
+// WithHTTPClient sets the base HTTP client for sse, http and websocket
+// servers; configured headers are added on top of its transport.
+func WithHTTPClient(c *http.Client) Option {
+	return func(o *options) { o.httpClient = c }
+}
+
+// WithDiscoverProbeTimeout bounds the 2026-07-28 server/discover probe for
+// servers without a pinned protocol_version. A server that ignores the probe
+// is then spoken to with initialize on the same connection. Default 3 s.
+func WithDiscoverProbeTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.probeTimeout = d
+		}
+	}
+}
+
+// WithEvents registers a callback for server state changes and registry
+// updates. It is called synchronously: keep it short.
+func WithEvents(fn func(Event)) Option {
+	return func(o *options) { o.onChange = fn }
+}

@@ -1,0 +1,97 @@
+package host
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/mcphost/mcphost/host/naming"
+)
+
+// registry maps public tool names to (server, tool) and back. It is rebuilt
+// as a whole whenever a server's tool list changes, so a public name is a
+// pure function of the set of tools present: the same tools always get the
+// same names.
+type registry struct {
+	mu     sync.RWMutex
+	tools  []Tool           // sorted by public name
+	byName map[string]*Tool // public name -> tool
+}
+
+// rebuildRegistry recomputes every public name from the ready servers' tools.
+func (h *Host) rebuildRegistry() {
+	type entry struct {
+		key  naming.Key
+		tool Tool
+	}
+	var entries []entry
+	for _, s := range h.servers {
+		s.mu.Lock()
+		if s.state == StateReady {
+			for _, t := range s.tools {
+				tool := Tool{
+					Server:       s.cfg.ID,
+					Tool:         t.Name,
+					Display:      s.cfg.ID + ":" + t.Name,
+					Title:        t.Title,
+					Description:  t.Description,
+					InputSchema:  t.InputSchema,
+					OutputSchema: t.OutputSchema,
+					Annotations:  t.Annotations,
+				}
+				if tool.Title == "" && t.Annotations != nil {
+					tool.Title = t.Annotations.Title
+				}
+				entries = append(entries, entry{naming.Key{Server: s.cfg.ID, Tool: t.Name}, tool})
+			}
+		}
+		s.mu.Unlock()
+	}
+	keys := make([]naming.Key, len(entries))
+	for i, e := range entries {
+		keys[i] = e.key
+	}
+	names, err := h.mapper.Map(keys)
+	if err != nil {
+		// The mapper was validated in New; an error here is a bug, but the
+		// host must keep serving: keep the previous registry.
+		h.log.Error("name mapping failed; keeping previous tool names", "error", err)
+		return
+	}
+	tools := make([]Tool, 0, len(entries))
+	for _, e := range entries {
+		e.tool.Name = names[e.key]
+		tools = append(tools, e.tool)
+	}
+	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })
+	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return a.Name == b.Name })
+	byName := make(map[string]*Tool, len(tools))
+	for i := range tools {
+		byName[tools[i].Name] = &tools[i]
+	}
+	h.registry.mu.Lock()
+	h.registry.tools, h.registry.byName = tools, byName
+	h.registry.mu.Unlock()
+}
+
+// Tools lists every tool of every ready server, sorted by public name.
+func (h *Host) Tools() []Tool {
+	h.registry.mu.RLock()
+	defer h.registry.mu.RUnlock()
+	return slices.Clone(h.registry.tools)
+}
+
+// Resolve returns the tool behind a public name. It also accepts the display
+// form "server:tool".
+func (h *Host) Resolve(name string) (Tool, bool) {
+	h.registry.mu.RLock()
+	defer h.registry.mu.RUnlock()
+	if t, ok := h.registry.byName[name]; ok {
+		return *t, true
+	}
+	for _, t := range h.registry.tools {
+		if t.Display == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}

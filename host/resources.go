@@ -1,0 +1,245 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Resources lists the resources of one server (server != "") or of every
+// ready server, following pagination. It asks the servers afresh.
+func (h *Host) Resources(ctx context.Context, serverID string) ([]Resource, error) {
+	var out []Resource
+	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
+		if err := s.refreshResources(ctx, sess); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		for _, r := range s.resources {
+			out = append(out, Resource{Server: s.cfg.ID, Resource: r})
+		}
+		s.mu.Unlock()
+		return nil
+	})
+	return out, err
+}
+
+// ResourceTemplates lists resource templates, like Resources.
+func (h *Host) ResourceTemplates(ctx context.Context, serverID string) ([]ResourceTemplate, error) {
+	var out []ResourceTemplate
+	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
+		if err := s.refreshResources(ctx, sess); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		for _, r := range s.templates {
+			out = append(out, ResourceTemplate{Server: s.cfg.ID, ResourceTemplate: r})
+		}
+		s.mu.Unlock()
+		return nil
+	})
+	return out, err
+}
+
+// ReadResource reads a resource. With server == "" the server is found from
+// the listed resources, then from the templates whose pattern matches uri.
+func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.ReadResourceResult, error) {
+	if serverID == "" {
+		var err error
+		if serverID, err = h.resourceOwner(uri); err != nil {
+			return nil, err
+		}
+	}
+	s, err := h.server(serverID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.readySession()
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := s.requestContext(ctx, 0)
+	defer cancel()
+	res, err := sess.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, s.callError(ctx, rctx, "resources/read "+quote(uri), s.cfg.RequestTimeout, err)
+	}
+	return res, nil
+}
+
+// resourceOwner finds which ready server lists uri, exactly or by template.
+func (h *Host) resourceOwner(uri string) (string, error) {
+	var byTemplate []string
+	for _, s := range h.servers {
+		s.mu.Lock()
+		ready := s.state == StateReady
+		exact := ready && slices.ContainsFunc(s.resources, func(r *mcp.Resource) bool { return r.URI == uri })
+		tmpl := ready && slices.ContainsFunc(s.templates, func(t *mcp.ResourceTemplate) bool { return templateMatches(t.URITemplate, uri) })
+		s.mu.Unlock()
+		if exact {
+			return s.cfg.ID, nil
+		}
+		if tmpl {
+			byTemplate = append(byTemplate, s.cfg.ID)
+		}
+	}
+	switch len(byTemplate) {
+	case 1:
+		return byTemplate[0], nil
+	case 0:
+		return "", fmt.Errorf("host: no ready server lists resource %q (name the server explicitly)", uri)
+	}
+	return "", fmt.Errorf("host: resource %q matches templates of several servers (%s): name the server explicitly", uri, strings.Join(byTemplate, ", "))
+}
+
+// templateMatches reports whether uri fits an RFC 6570 URI template, reading
+// every {expression} as "one or more characters". That is enough to route a
+// read to the right server; the server itself validates the URI.
+func templateMatches(template, uri string) bool {
+	var b strings.Builder
+	b.WriteString("^")
+	rest := template
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(regexp.QuoteMeta(rest))
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return false
+		}
+		b.WriteString(regexp.QuoteMeta(rest[:i]))
+		b.WriteString(".+")
+		rest = rest[i+j+1:]
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	return err == nil && re.MatchString(uri)
+}
+
+// Prompts lists the prompts of one server or of every ready server.
+func (h *Host) Prompts(ctx context.Context, serverID string) ([]Prompt, error) {
+	var out []Prompt
+	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
+		if err := s.refreshPrompts(ctx, sess); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		for _, p := range s.prompts {
+			out = append(out, Prompt{Server: s.cfg.ID, Display: s.cfg.ID + ":" + p.Name, Prompt: p})
+		}
+		s.mu.Unlock()
+		return nil
+	})
+	return out, err
+}
+
+// GetPrompt renders a prompt. name is "server:prompt", or the bare prompt
+// name when only one ready server has a prompt of that name.
+func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	serverID, prompt, err := h.resolvePrompt(name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.server(serverID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.readySession()
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := s.requestContext(ctx, 0)
+	defer cancel()
+	res, err := sess.GetPrompt(rctx, &mcp.GetPromptParams{Name: prompt, Arguments: args})
+	if err != nil {
+		return nil, s.callError(ctx, rctx, "prompt "+quote(prompt), s.cfg.RequestTimeout, err)
+	}
+	return res, nil
+}
+
+func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
+	if id, p, ok := strings.Cut(name, ":"); ok {
+		if _, known := h.byID[id]; known {
+			return id, p, nil
+		}
+	}
+	var owners []string
+	for _, s := range h.servers {
+		s.mu.Lock()
+		if s.state == StateReady && slices.ContainsFunc(s.prompts, func(p *mcp.Prompt) bool { return p.Name == name }) {
+			owners = append(owners, s.cfg.ID)
+		}
+		s.mu.Unlock()
+	}
+	switch len(owners) {
+	case 1:
+		return owners[0], name, nil
+	case 0:
+		return "", "", fmt.Errorf("host: no ready server has prompt %q (list prompts with \"mcphost prompts\")", name)
+	}
+	return "", "", fmt.Errorf("host: prompt %q is offered by several servers (%s): write it as server:%s", name, strings.Join(owners, ", "), name)
+}
+
+// Complete asks a server for argument completions (completion/complete).
+func (h *Host) Complete(ctx context.Context, serverID string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	s, err := h.server(serverID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.readySession()
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := s.requestContext(ctx, 0)
+	defer cancel()
+	res, err := sess.Complete(rctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, rctx, "completion/complete", s.cfg.RequestTimeout, err)
+	}
+	return res, nil
+}
+
+// eachServer runs fn for one named server, or for every ready server when
+// id is empty. A named server that is not ready is an error; with every
+// server, the ones that fail are skipped and their errors joined.
+func (h *Host) eachServer(ctx context.Context, id string, fn func(context.Context, *server, *mcp.ClientSession) error) error {
+	run := func(s *server) error {
+		sess, err := s.readySession()
+		if err != nil {
+			return err
+		}
+		rctx, cancel := s.requestContext(ctx, 0)
+		defer cancel()
+		if err := fn(rctx, s, sess); err != nil {
+			return s.callError(ctx, rctx, "list", s.cfg.RequestTimeout, err)
+		}
+		return nil
+	}
+	if id != "" {
+		s, err := h.server(id)
+		if err != nil {
+			return err
+		}
+		return run(s)
+	}
+	var errs []error
+	for _, s := range h.servers {
+		s.mu.Lock()
+		ready := s.state == StateReady
+		s.mu.Unlock()
+		if !ready {
+			continue
+		}
+		if err := run(s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,459 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// fallbackProtocolVersion is used with initialize when a server could not
+// take the 2026-07-28 server/discover probe (it closed the connection on it).
+const fallbackProtocolVersion = "2025-11-25"
+
+// server is the host's side of one configured MCP server: its connection,
+// its state and the lists it last reported.
+type server struct {
+	h      *Host
+	cfg    *config.Server
+	inproc *mcp.Server
+	log    hclog.Logger
+
+	// life ends when the host closes; calls in flight are cancelled with it.
+	life     context.Context
+	stopLife context.CancelFunc
+
+	mu            sync.Mutex
+	state         State
+	err           error
+	transport     mcp.Transport
+	session       *mcp.ClientSession
+	initResult    *mcp.InitializeResult
+	tools         []*mcp.Tool // after the config filter
+	resources     []*mcp.Resource
+	templates     []*mcp.ResourceTemplate
+	prompts       []*mcp.Prompt
+	lastConnected time.Time
+	connectTook   time.Duration
+	// pinnedVersion is set once the discover probe has closed this server's
+	// connection, so later connects go straight to initialize.
+	pinnedVersion string
+	closed        bool
+
+	refreshMu sync.Mutex // serialises list refreshes
+}
+
+func newServer(h *Host, sc *config.Server) *server {
+	s := &server{h: h, cfg: sc, log: h.log.Named(sc.ID)}
+	s.life, s.stopLife = context.WithCancel(context.Background())
+	for _, ip := range h.opts.inProcess {
+		if ip.id == sc.ID {
+			s.inproc = ip.server
+		}
+	}
+	switch {
+	case sc.Err != nil:
+		s.state, s.err = StateError, sc.Err
+	case sc.Untrusted:
+		s.state = StateUntrusted
+		s.err = errors.New(config.UntrustedHint(dirOf(sc.Source)))
+	case !sc.Enabled:
+		s.state = StateDisabled
+	default:
+		s.state = StateConnecting
+	}
+	return s
+}
+
+func (s *server) startable() bool {
+	return s.cfg.Err == nil && !s.cfg.Untrusted && s.cfg.Enabled
+}
+
+func (s *server) setState(st State, err error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.state, s.err = st, err
+	s.mu.Unlock()
+	if err != nil {
+		s.log.Warn("server state", "state", st, "error", err)
+	} else {
+		s.log.Debug("server state", "state", st)
+	}
+	s.h.emit(Event{Server: s.cfg.ID, Kind: "state", State: st, Err: err})
+}
+
+// connect opens a session and fetches the server's lists, all within the
+// server's startup timeout.
+func (s *server) connect(parent context.Context) {
+	ctx, cancel := context.WithTimeout(parent, s.cfg.StartupTimeout)
+	defer cancel()
+	start := time.Now()
+	s.setState(StateConnecting, nil)
+
+	sess, err := s.openSession(ctx)
+	if err != nil {
+		if ctx.Err() != nil && parent.Err() == nil {
+			err = fmt.Errorf("server %q: no answer within startup_timeout %s: %w", s.cfg.ID, s.cfg.StartupTimeout, err)
+		} else {
+			err = fmt.Errorf("server %q: connect: %w", s.cfg.ID, err)
+		}
+		s.setState(StateError, err)
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = sess.Close()
+		return
+	}
+	s.session = sess
+	s.initResult = sess.InitializeResult()
+	s.mu.Unlock()
+
+	if err := s.refreshAll(ctx, sess); err != nil {
+		_ = sess.Close()
+		s.mu.Lock()
+		s.session = nil
+		s.mu.Unlock()
+		s.setState(StateError, fmt.Errorf("server %q: %w", s.cfg.ID, err))
+		return
+	}
+	s.mu.Lock()
+	s.lastConnected = time.Now()
+	s.connectTook = time.Since(start)
+	s.mu.Unlock()
+	s.setState(StateReady, nil)
+	s.h.rebuildRegistry()
+	s.log.Info("connected", "tools", s.toolCount(), "protocol", s.initResult.ProtocolVersion, "took", time.Since(start).Round(time.Millisecond))
+	go s.watch(sess)
+}
+
+// openSession connects a session. Without a pinned protocol version the SDK
+// first sends the 2026-07-28 server/discover probe; the probe is bounded by a
+// sending middleware (see newClient), so a server that ignores it is spoken to
+// with initialize on the same connection. A server that closes the connection
+// on the probe is reconnected once with the version pinned.
+func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
+	s.mu.Lock()
+	version := s.cfg.ProtocolVersion
+	if version == "" {
+		version = s.pinnedVersion
+	}
+	s.mu.Unlock()
+
+	t, err := s.newTransport()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.transport = t
+	s.mu.Unlock()
+	sess, err := s.h.newClient(s).Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err == nil || version != "" || ctx.Err() != nil {
+		return sess, err
+	}
+	s.log.Debug("connect with server/discover probe failed; retrying with initialize", "error", err)
+	s.mu.Lock()
+	s.pinnedVersion = fallbackProtocolVersion
+	s.mu.Unlock()
+	t, terr := s.newTransport()
+	if terr != nil {
+		return nil, terr
+	}
+	s.mu.Lock()
+	s.transport = t
+	s.mu.Unlock()
+	sess, err2 := s.h.newClient(s).Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: fallbackProtocolVersion})
+	if err2 != nil {
+		return nil, err2
+	}
+	return sess, nil
+}
+
+// watch notices a session that ends while the host still wants it.
+func (s *server) watch(sess *mcp.ClientSession) {
+	werr := sess.Wait()
+	s.mu.Lock()
+	current := s.session == sess
+	closed := s.closed
+	if current {
+		s.session = nil
+	}
+	s.mu.Unlock()
+	if !current || closed {
+		return
+	}
+	if werr == nil {
+		werr = errors.New("connection closed")
+	}
+	s.setState(StateError, fmt.Errorf("server %q: connection lost: %w", s.cfg.ID, werr))
+	s.h.rebuildRegistry()
+}
+
+// refreshAll fetches every list the server's capabilities announce.
+func (s *server) refreshAll(ctx context.Context, sess *mcp.ClientSession) error {
+	if err := s.refreshTools(ctx, sess); err != nil {
+		return err
+	}
+	// Resources and prompts are secondary: a server that fails to list them
+	// still serves its tools.
+	if err := s.refreshResources(ctx, sess); err != nil {
+		s.log.Warn("listing resources failed", "error", err)
+	}
+	if err := s.refreshPrompts(ctx, sess); err != nil {
+		s.log.Warn("listing prompts failed", "error", err)
+	}
+	return nil
+}
+
+func (s *server) caps(sess *mcp.ClientSession) *mcp.ServerCapabilities {
+	if ir := sess.InitializeResult(); ir != nil && ir.Capabilities != nil {
+		return ir.Capabilities
+	}
+	return &mcp.ServerCapabilities{}
+}
+
+func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) error {
+	if s.caps(sess).Tools == nil {
+		s.mu.Lock()
+		s.tools = nil
+		s.mu.Unlock()
+		return nil
+	}
+	var tools []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		if t == nil || !s.toolAllowed(t.Name) {
+			continue
+		}
+		tools = append(tools, t)
+	}
+	s.mu.Lock()
+	s.tools = tools
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *server) refreshResources(ctx context.Context, sess *mcp.ClientSession) error {
+	if s.caps(sess).Resources == nil {
+		return nil
+	}
+	var res []*mcp.Resource
+	for r, err := range sess.Resources(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("resources/list: %w", err)
+		}
+		if r != nil {
+			res = append(res, r)
+		}
+	}
+	var tmpls []*mcp.ResourceTemplate
+	for r, err := range sess.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("resources/templates/list: %w", err)
+		}
+		if r != nil {
+			tmpls = append(tmpls, r)
+		}
+	}
+	s.mu.Lock()
+	s.resources, s.templates = res, tmpls
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *server) refreshPrompts(ctx context.Context, sess *mcp.ClientSession) error {
+	if s.caps(sess).Prompts == nil {
+		return nil
+	}
+	var prompts []*mcp.Prompt
+	for p, err := range sess.Prompts(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("prompts/list: %w", err)
+		}
+		if p != nil {
+			prompts = append(prompts, p)
+		}
+	}
+	s.mu.Lock()
+	s.prompts = prompts
+	s.mu.Unlock()
+	return nil
+}
+
+// onListChanged re-fetches one list after a list_changed notification. It
+// runs outside the notification handler, which must not block the session's
+// read loop.
+func (s *server) onListChanged(kind string) {
+	go func() {
+		s.refreshMu.Lock()
+		defer s.refreshMu.Unlock()
+		sess, err := s.readySession()
+		if err != nil {
+			return
+		}
+		ctx, cancel := s.requestContext(context.Background(), 0)
+		defer cancel()
+		switch kind {
+		case "tools":
+			err = s.refreshTools(ctx, sess)
+			if err == nil {
+				s.h.rebuildRegistry()
+			}
+		case "resources":
+			err = s.refreshResources(ctx, sess)
+		case "prompts":
+			err = s.refreshPrompts(ctx, sess)
+		}
+		if err != nil {
+			s.log.Warn("re-fetching list after list_changed failed", "list", kind, "error", err)
+			return
+		}
+		s.log.Debug("list re-fetched after list_changed", "list", kind)
+		s.h.emit(Event{Server: s.cfg.ID, Kind: kind, State: StateReady})
+	}()
+}
+
+// toolAllowed applies the per-server tools.allow / tools.deny globs.
+func (s *server) toolAllowed(name string) bool {
+	for _, g := range s.cfg.Tools.Deny {
+		if ok, _ := path.Match(g, name); ok {
+			return false
+		}
+	}
+	if len(s.cfg.Tools.Allow) == 0 {
+		return true
+	}
+	for _, g := range s.cfg.Tools.Allow {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) toolCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tools)
+}
+
+// readySession returns the live session or an error that says why there is none.
+func (s *server) readySession() (*mcp.ClientSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != nil && s.state == StateReady {
+		return s.session, nil
+	}
+	switch s.state {
+	case StateDisabled:
+		return nil, fmt.Errorf("server %q is disabled (enable it with \"mcphost mcp enable %s\")", s.cfg.ID, s.cfg.ID)
+	case StateConnecting:
+		return nil, fmt.Errorf("server %q is still connecting", s.cfg.ID)
+	case StateClosed:
+		return nil, fmt.Errorf("server %q: %w", s.cfg.ID, ErrClosed)
+	}
+	if s.err != nil {
+		return nil, fmt.Errorf("server %q is not available (%s): %w", s.cfg.ID, s.state, s.err)
+	}
+	return nil, fmt.Errorf("server %q is not available (%s)", s.cfg.ID, s.state)
+}
+
+// requestContext bounds one request by the call's own timeout (or the
+// server's request_timeout) and by the host's lifetime.
+func (s *server) requestContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		timeout = s.cfg.RequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	stop := context.AfterFunc(s.life, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// close ends the session and the transport. In-flight calls are cancelled
+// first, because go-sdk's Close waits for pending calls.
+func (s *server) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.state = StateClosed
+	sess := s.session
+	s.session = nil
+	s.mu.Unlock()
+	s.stopLife()
+	if sess == nil {
+		return nil
+	}
+	if err := sess.Close(); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("server %q: close: %w", s.cfg.ID, err)
+	}
+	return nil
+}
+
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ServerStatus{
+		ID:              s.cfg.ID,
+		Transport:       s.cfg.Transport,
+		Source:          s.cfg.Source,
+		Enabled:         s.cfg.Enabled,
+		State:           s.state,
+		LastConnected:   s.lastConnected,
+		ConnectDuration: s.connectTook,
+	}
+	if s.state == StateReady {
+		st.Tools = len(s.tools)
+	}
+	if s.err != nil {
+		st.Error = s.err.Error()
+	}
+	if ir := s.initResult; ir != nil {
+		st.ProtocolVersion = ir.ProtocolVersion
+		if ir.ServerInfo != nil {
+			st.ServerName, st.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
+		}
+	}
+	if tail, ok := s.transport.(interface{ StderrTail() []string }); ok {
+		st.Stderr = tail.StderrTail()
+	}
+	return st
+}
+
+// Status reports every configured server, sorted by id.
+func (h *Host) Status() []ServerStatus {
+	out := make([]ServerStatus, len(h.servers))
+	for i, s := range h.servers {
+		out[i] = s.status()
+	}
+	return out
+}
+
+func (h *Host) emit(e Event) {
+	if h.opts.onChange != nil {
+		h.opts.onChange(e)
+	}
+}
+
+func dirOf(source string) string {
+	if source == "" {
+		return "."
+	}
+	return filepath.Dir(source)
+}

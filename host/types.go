@@ -1,0 +1,98 @@
+package host
+
+import (
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one tool as the host exposes it.
+type Tool struct {
+	// Name is the public name: unique across servers and safe for model
+	// providers (^[a-zA-Z0-9_-]{1,64}$ by default).
+	Name string `json:"name"`
+	// Display is "server:tool", for people.
+	Display string `json:"display"`
+	// Server is the id of the server that provides the tool.
+	Server string `json:"server"`
+	// Tool is the name the server uses.
+	Tool         string               `json:"tool"`
+	Title        string               `json:"title,omitempty"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  any                  `json:"inputSchema,omitempty"`
+	OutputSchema any                  `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// Progress is one progress notification for a call.
+type Progress struct {
+	Server   string
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
+}
+
+// State is a server's connection state.
+type State string
+
+// Server states.
+const (
+	StateDisabled   State = "disabled"
+	StateUntrusted  State = "untrusted"
+	StateConnecting State = "connecting"
+	StateReady      State = "ready"
+	StateNeedsAuth  State = "needs-auth"
+	StateError      State = "error"
+	// StateClosed is the state after Host.Close.
+	StateClosed State = "closed"
+)
+
+// ServerStatus describes one configured server.
+type ServerStatus struct {
+	ID              string    `json:"id"`
+	Transport       string    `json:"transport"`
+	Source          string    `json:"source"`
+	Enabled         bool      `json:"enabled"`
+	State           State     `json:"state"`
+	Tools           int       `json:"tools"`
+	ServerName      string    `json:"server_name,omitempty"`
+	ServerVersion   string    `json:"server_version,omitempty"`
+	ProtocolVersion string    `json:"protocol_version,omitempty"`
+	Error           string    `json:"error,omitempty"`
+	LastConnected   time.Time `json:"last_connected,omitzero"`
+	// ConnectDuration is how long the last successful connect took.
+	ConnectDuration time.Duration `json:"connect_ms,omitempty"`
+	// Stderr holds the last lines a stdio server wrote to stderr.
+	Stderr []string `json:"stderr,omitempty"`
+}
+
+// Event reports a change: a server changed state, or its lists were
+// re-fetched.
+type Event struct {
+	Server string
+	// Kind is "state", "tools", "resources" or "prompts".
+	Kind  string
+	State State
+	Err   error
+}
+
+// Resource is a resource listed by a server.
+type Resource struct {
+	Server string `json:"server"`
+	*mcp.Resource
+}
+
+// ResourceTemplate is a resource template listed by a server.
+type ResourceTemplate struct {
+	Server string `json:"server"`
+	*mcp.ResourceTemplate
+}
+
+// Prompt is a prompt listed by a server.
+type Prompt struct {
+	Server string `json:"server"`
+	// Display is "server:prompt"; GetPrompt accepts it, and the bare name
+	// when only one server has a prompt of that name.
+	Display string `json:"display"`
+	*mcp.Prompt
+}

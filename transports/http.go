@@ -1,0 +1,245 @@
+package transports
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// HeaderRoundTripper adds headers to the requests it sends. mcphost uses it
+// for a server's configured static headers; HeaderFunc is the hook for
+// credentials that change (OAuth tokens, signed requests). Header values are
+// never logged or put in errors.
+type HeaderRoundTripper struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+
+	// Header is set on every request, replacing values of the same names.
+	// A "Host" entry sets the request's Host.
+	Header http.Header
+
+	// HeaderFunc, if set, is called for every request (after Header is
+	// applied) and the headers it returns are set too. An error fails the
+	// request; it must not contain the header values.
+	HeaderFunc func(*http.Request) (http.Header, error)
+
+	// Host, if set, limits the headers to requests whose URL host name is
+	// Host (case-insensitive), so a redirect to another host never receives
+	// the server's credentials.
+	Host string
+}
+
+// RoundTrip implements http.RoundTripper. It does not modify req.
+func (h *HeaderRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := h.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if (len(h.Header) == 0 && h.HeaderFunc == nil) ||
+		(h.Host != "" && !strings.EqualFold(req.URL.Hostname(), h.Host)) {
+		return base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	setHeaders(r, h.Header)
+	if h.HeaderFunc != nil {
+		extra, err := h.HeaderFunc(r)
+		if err != nil {
+			if req.Body != nil {
+				req.Body.Close()
+			}
+			return nil, err
+		}
+		setHeaders(r, extra)
+	}
+	return base.RoundTrip(r)
+}
+
+func setHeaders(r *http.Request, h http.Header) {
+	for k, vs := range h {
+		if strings.EqualFold(k, "Host") {
+			if len(vs) > 0 {
+				r.Host = vs[0]
+			}
+			continue
+		}
+		r.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+	}
+}
+
+// checkURL validates a server URL without echoing it: it may carry secrets.
+func (b *base) checkURL(raw string, schemes ...string) (*url.URL, error) {
+	if raw == "" {
+		return nil, b.errorf("no url configured")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, b.errorf("invalid url: %v", err)
+	}
+	if !slices.Contains(schemes, strings.ToLower(u.Scheme)) {
+		return nil, b.errorf("invalid url: scheme %q is not one of %s", u.Scheme, strings.Join(schemes, ", "))
+	}
+	if u.Host == "" {
+		return nil, b.errorf("invalid url: no host")
+	}
+	return u, nil
+}
+
+// httpClient builds the client for one server: the configured headers on
+// top of the base transport and, for sse/http, the message size limit on
+// response bodies.
+func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodies bool) *http.Client {
+	var c http.Client
+	if opts.HTTPClient != nil {
+		c = *opts.HTTPClient
+	}
+	c.Timeout = 0 // event streams last as long as the session
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	if limitBodies {
+		rt = &limitRoundTripper{base: rt, b: b}
+	}
+	if len(s.Headers) > 0 {
+		h := make(http.Header, len(s.Headers))
+		for k, v := range s.Headers {
+			h.Set(k, v)
+		}
+		rt = &HeaderRoundTripper{Base: rt, Header: h, Host: u.Hostname()}
+	}
+	c.Transport = rt
+	return &c
+}
+
+// eventCap is the MaxEventSize given to go-sdk: our own limit on events (see
+// eventLimitBody) comes first; this is only a backstop.
+func (b *base) eventCap() int {
+	return int(b.limit + eventSlack + 4096)
+}
+
+// HTTPTransport connects to a server over Streamable HTTP (go-sdk's
+// StreamableClientTransport); each Connect starts a new HTTP session.
+type HTTPTransport struct {
+	base
+	url    string
+	client *http.Client
+}
+
+func newStreamable(s *config.Server, opts Options) (*HTTPTransport, error) {
+	t := &HTTPTransport{base: newBase(s, opts), url: s.URL}
+	u, err := t.checkURL(s.URL, "http", "https")
+	if err != nil {
+		return nil, err
+	}
+	t.client = t.httpClient(s, u, opts, true)
+	return t, nil
+}
+
+// Connect implements mcp.Transport. The connection is go-sdk's own, not a
+// wrapper: go-sdk tells it about the session through unexported methods
+// (protocol version header, background stream) that a wrapper would hide.
+func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	inner := &mcp.StreamableClientTransport{
+		Endpoint:     t.url,
+		HTTPClient:   t.client,
+		MaxEventSize: t.eventCap(),
+	}
+	conn, err := inner.Connect(ctx)
+	if err != nil {
+		return nil, t.errorf("connect: %w", err)
+	}
+	return conn, nil
+}
+
+// SSETransport connects to a server over the legacy HTTP+SSE transport
+// (protocol 2024-11-05, go-sdk's SSEClientTransport).
+type SSETransport struct {
+	base
+	url    string
+	client *http.Client
+}
+
+func newSSE(s *config.Server, opts Options) (*SSETransport, error) {
+	t := &SSETransport{base: newBase(s, opts), url: s.URL}
+	u, err := t.checkURL(s.URL, "http", "https")
+	if err != nil {
+		return nil, err
+	}
+	t.client = t.httpClient(s, u, opts, true)
+	return t, nil
+}
+
+// Connect implements mcp.Transport. go-sdk ties the event stream to the
+// context given to Connect, so the stream gets a context detached from ctx:
+// ctx still aborts a hanging connect, but a short startup deadline does not
+// end the session later.
+func (t *SSETransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	inner := &mcp.SSEClientTransport{
+		Endpoint:     t.url,
+		HTTPClient:   t.client,
+		MaxEventSize: t.eventCap(),
+	}
+	conn, err := inner.Connect(streamCtx)
+	if !stop() {
+		// ctx ended during the connect: the stream is (being) cancelled.
+		if err == nil {
+			conn.Close()
+			err = ctx.Err()
+		}
+		cancel()
+		return nil, t.errorf("connect: %w", err)
+	}
+	if err != nil {
+		cancel()
+		return nil, t.errorf("connect: %w", err)
+	}
+	return &sseConn{Connection: conn, b: &t.base, cancel: cancel}, nil
+}
+
+// sseConn adds context to go-sdk's SSE client connection. Wrapping is safe
+// here: unlike the streamable one, go-sdk's SSE connection has no session
+// hooks.
+type sseConn struct {
+	mcp.Connection
+	b       *base
+	cancel  context.CancelFunc
+	closing atomic.Bool
+}
+
+func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil && errors.Is(err, io.EOF) && !c.closing.Load() && ctx.Err() == nil {
+		return nil, c.b.errorf("event stream closed by server: %w", err)
+	}
+	return msg, err
+}
+
+func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := c.Connection.Write(ctx, msg); err != nil {
+		return c.b.errorf("write: %w", err)
+	}
+	return nil
+}
+
+func (c *sseConn) Close() error {
+	c.closing.Store(true)
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}

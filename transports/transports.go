@@ -1,0 +1,153 @@
+// Package transports turns a configured server (config.Server) into an
+// mcp.Transport of the go-sdk: stdio (a child process in its own process
+// group), legacy HTTP+SSE, Streamable HTTP, WebSocket (which go-sdk lacks) and
+// in-process servers.
+//
+// Every transport can be Connect-ed again after its connection closed: each
+// Connect starts a new process or a new HTTP session, which is how the host
+// reconnects. Every transport enforces the server's max_message_bytes with an
+// error that says which setting to raise, and errors start with their origin
+// (`transports: stdio "github": ...`) but never contain environment or header
+// values.
+package transports
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// Options carries what a config entry cannot: process-wide objects and knobs.
+type Options struct {
+	// Logger receives the stderr lines of stdio servers (at debug level) and
+	// transport warnings, always tagged with the server id. Nil discards.
+	Logger hclog.Logger
+
+	// HTTPClient is the base client for sse, http and websocket servers. Its
+	// Transport (nil: http.DefaultTransport), Jar and CheckRedirect are kept;
+	// its Timeout is ignored because event streams live as long as the session.
+	// Nil uses a client around http.DefaultTransport.
+	HTTPClient *http.Client
+
+	// Server is the in-process server for TransportInProcess entries.
+	Server *mcp.Server
+
+	// StdinGrace is how long Close waits for a stdio server to exit after its
+	// stdin was closed, before sending SIGTERM to its process group. Zero means
+	// DefaultStdinGrace. Many Node servers ignore stdin EOF and always cost
+	// this much, so keep it short.
+	StdinGrace time.Duration
+
+	// TermGrace is how long Close waits after SIGTERM before SIGKILL, for the
+	// server and for anything left in its process group. Zero means
+	// DefaultTermGrace.
+	TermGrace time.Duration
+}
+
+// Defaults for Options.
+const (
+	DefaultStdinGrace = 2 * time.Second
+	DefaultTermGrace  = 2 * time.Second
+)
+
+// ErrMessageTooLarge is wrapped by errors about a message bigger than the
+// server's max_message_bytes. Over HTTP the error crosses go-sdk as text only,
+// so errors.Is works for stdio, websocket and inprocess servers.
+var ErrMessageTooLarge = errors.New("message larger than max_message_bytes")
+
+// ErrServerExited is wrapped by the read error of a stdio connection whose
+// server process exited without being asked to (crash, exit at start...).
+var ErrServerExited = errors.New("server process exited")
+
+// New returns the transport for s. It checks the fields the transport needs
+// but does not connect: that happens in Connect, once per session.
+func New(s *config.Server, opts Options) (mcp.Transport, error) {
+	if s == nil {
+		return nil, errors.New("transports: nil server config")
+	}
+	if s.Err != nil {
+		return nil, fmt.Errorf("transports: server %q: invalid config: %w", s.ID, s.Err)
+	}
+	switch s.Transport {
+	case config.TransportStdio:
+		return check(newStdio(s, opts))
+	case config.TransportHTTP:
+		return check(newStreamable(s, opts))
+	case config.TransportSSE:
+		return check(newSSE(s, opts))
+	case config.TransportWebSocket:
+		return check(newWebSocketClient(s, opts))
+	case config.TransportInProcess:
+		return check(newInProcess(s, opts))
+	case "":
+		return nil, fmt.Errorf("transports: server %q: no transport set", s.ID)
+	default:
+		return nil, fmt.Errorf("transports: server %q: unknown transport %q", s.ID, s.Transport)
+	}
+}
+
+// check avoids returning a typed nil pointer as a non-nil mcp.Transport.
+func check[T mcp.Transport](t T, err error) (mcp.Transport, error) {
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// base holds what every transport knows about its server.
+type base struct {
+	id     string // server id, for errors and logs
+	kind   string // transport name, for errors
+	limit  int64  // max message bytes
+	peer   string // who sends what we read: "server", or "client" in WebSocketHandler
+	logger hclog.Logger
+}
+
+func newBase(s *config.Server, opts Options) base {
+	limit := s.MaxMessageBytes
+	if limit <= 0 {
+		limit = config.DefaultMaxMessageBytes
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return base{
+		id:     s.ID,
+		kind:   s.Transport,
+		limit:  limit,
+		peer:   "server",
+		logger: logger.With("server", s.ID, "transport", s.Transport),
+	}
+}
+
+// errorf returns an error prefixed with the transport and server id.
+func (b *base) errorf(format string, args ...any) error {
+	return fmt.Errorf("transports: %s %q: "+format, append([]any{b.kind, b.id}, args...)...)
+}
+
+// tooLarge is the error for a message over the limit.
+func (b *base) tooLarge() error {
+	return &tooLargeError{peer: b.peer, id: b.id, limit: b.limit}
+}
+
+type tooLargeError struct {
+	peer  string
+	id    string
+	limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	if e.peer != "server" {
+		return fmt.Sprintf("%s %q: message larger than the limit (%d bytes)", e.peer, e.id, e.limit)
+	}
+	return fmt.Sprintf("server %q: message larger than max_message_bytes (%d bytes); raise max_message_bytes for this server", e.id, e.limit)
+}
+
+func (e *tooLargeError) Unwrap() error { return ErrMessageTooLarge }
