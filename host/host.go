@@ -113,7 +113,7 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 		sc := withDefaults(&config.Server{
 			ID: ip.id, Transport: config.TransportInProcess, Enabled: true, Source: "library",
 		})
-		if !naming.Valid(ip.id, 64) {
+		if !config.ValidID(ip.id) {
 			sc.Err = fmt.Errorf("host: in-process server id %q must match ^[a-zA-Z0-9_-]{1,64}$", ip.id)
 		}
 		if err := add(sc); err != nil {

@@ -25,7 +25,7 @@ type envelopeScanner struct {
 	val     []byte // raw bytes of the current "id" value
 	valLong bool
 
-	id                            json.RawMessage
+	id                           json.RawMessage
 	hasMethod, hasResult, hasErr bool
 }
 

@@ -114,12 +114,12 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 	if limitBodies {
 		rt = &limitRoundTripper{base: rt, b: b}
 	}
-	if len(s.Headers) > 0 {
+	if len(s.Headers) > 0 || opts.HeaderFunc != nil {
 		h := make(http.Header, len(s.Headers))
 		for k, v := range s.Headers {
 			h.Set(k, v)
 		}
-		rt = &HeaderRoundTripper{Base: rt, Header: h, Host: u.Hostname()}
+		rt = &HeaderRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Host: u.Hostname()}
 	}
 	c.Transport = rt
 	return &c

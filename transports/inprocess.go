@@ -31,7 +31,8 @@ func newInProcess(s *config.Server, opts Options) (*InProcessTransport, error) {
 func (t *InProcessTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	serverEnd, clientEnd := net.Pipe()
 	st := &mcp.IOTransport{Reader: serverEnd, Writer: serverEnd, MaxLineLength: -1}
-	if _, err := t.server.Connect(ctx, st, nil); err != nil {
+	// The session outlives ctx, which only bounds the connect.
+	if _, err := t.server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
 		serverEnd.Close()
 		clientEnd.Close()
 		return nil, t.errorf("connect: %w", err)

@@ -66,9 +66,9 @@ func (w scanWriter) Write(p []byte) (int, error) {
 
 // jsonLimitBody holds a JSON response body of up to limit bytes.
 type jsonLimitBody struct {
-	rc io.ReadCloser
-	b  *base
-	r  io.Reader // set once the size is known
+	rc  io.ReadCloser
+	b   *base
+	r   io.Reader // set once the size is known
 	err error
 }
 

@@ -375,3 +375,77 @@ func TestNewValidates(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderRoundTripper(t *testing.T) {
+	var got []http.Header
+	var mu sync.Mutex
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Clone())
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	rt := &transports.HeaderRoundTripper{
+		Header: http.Header{"X-Static": {"s"}},
+		HeaderFunc: func(r *http.Request) (http.Header, error) {
+			if r.Header.Get("X-Static") != "s" {
+				t.Error("HeaderFunc ran before the static headers were set")
+			}
+			return http.Header{"Authorization": {"Bearer dynamic"}}, nil
+		},
+		Host: "127.0.0.1",
+	}
+	req, _ := http.NewRequest("GET", ts.URL, nil)
+	res, err := (&http.Client{Transport: rt}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if len(req.Header) != 0 {
+		t.Errorf("request modified: %v", req.Header)
+	}
+	// Another host name for the same server: no credentials.
+	res, err = (&http.Client{Transport: rt}).Get("http://localhost:" + ts.URL[strings.LastIndex(ts.URL, ":")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0].Get("X-Static") != "s" || got[0].Get("Authorization") != "Bearer dynamic" {
+		t.Errorf("first request headers: %v", got)
+	}
+	if got[1].Get("X-Static") != "" || got[1].Get("Authorization") != "" {
+		t.Errorf("headers sent to another host: %v", got[1])
+	}
+
+	rt.HeaderFunc = func(*http.Request) (http.Header, error) { return nil, errors.New("no token") }
+	if _, err := (&http.Client{Transport: rt}).Get(ts.URL); err == nil || !strings.Contains(err.Error(), "no token") {
+		t.Errorf("HeaderFunc error: %v", err)
+	}
+}
+
+func TestOptionsHeaderFunc(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	url := hosttest.ServeHTTP(t, hosttest.NewEchoServer(), func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Header.Get("Authorization"))
+			mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	})
+	tr := newTransport(t, &config.Server{ID: "auth", Transport: config.TransportHTTP, URL: url}, transports.Options{
+		HeaderFunc: func(*http.Request) (http.Header, error) {
+			return http.Header{"Authorization": {"Bearer t0k"}}, nil
+		},
+	})
+	cs := connect(t, tr, nil)
+	mustCall(t, cs, "echo", map[string]any{"text": "x"})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[0] != "Bearer t0k" {
+		t.Errorf("Authorization headers seen: %q", seen)
+	}
+}

@@ -362,7 +362,7 @@ func (p *process) shutdown() error {
 	if !waitFor(p.done, p.termGrace+2*killWait) {
 		err = p.b.errorf("server process %d did not go away after SIGKILL", p.pid)
 	}
-	waitFor(p.stderrDone, 2*straggleWait)
+	waitFor(p.stderrDone, killWait)
 	p.stdout.Close()
 	p.stderr.Close()
 	return err
@@ -373,7 +373,9 @@ func (p *process) endErr(err error) error {
 	if !waitFor(p.exited, killWait) {
 		return p.b.errorf("server closed its stdout (%v) but process %d is still running", err, p.pid)
 	}
-	waitFor(p.stderrDone, 2*straggleWait)
+	// Normally immediate: stderr ends with the process, or straggleWait
+	// after it if a grandchild kept it open.
+	waitFor(p.stderrDone, killWait)
 	if last := p.ring.last(); last != "" {
 		return p.b.errorf("%w %s; last stderr line: %q", ErrServerExited, p.status, last)
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package transports_test
 
 import (
@@ -154,10 +156,13 @@ func TestStdioStderrTail(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// Close waits for stderr to drain; eventually only guards against a
+	// very slow machine.
+	eventually(t, "stderr lines", func() bool {
+		tail := tr.StderrTail()
+		return len(tail) >= 3 && contains(tail, "first line") && contains(tail, "second line")
+	})
 	tail := tr.StderrTail()
-	if !contains(tail, "first line") || !contains(tail, "second line") {
-		t.Errorf("tail = %q", tail)
-	}
 	last := tail[len(tail)-1]
 	if len(last) > 1100 || !strings.HasPrefix(last, "yyyy") || !strings.HasSuffix(last, "[truncated]") {
 		t.Errorf("long line not capped: %d bytes, ends %q", len(last), last[len(last)-20:])
@@ -170,6 +175,7 @@ func TestStdioStderrTail(t *testing.T) {
 		mustCall(t, cs2, "stderr", map[string]any{"text": "line " + strconv.Itoa(i)})
 	}
 	cs2.Close()
+	eventually(t, "60 stderr lines", func() bool { return contains(tr2.StderrTail(), "line 59") })
 	tail = tr2.StderrTail()
 	if len(tail) != 50 || tail[0] != "line 10" || tail[49] != "line 59" {
 		t.Errorf("tail has %d lines: first %q last %q", len(tail), tail[0], tail[len(tail)-1])

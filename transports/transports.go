@@ -35,6 +35,12 @@ type Options struct {
 	// Nil uses a client around http.DefaultTransport.
 	HTTPClient *http.Client
 
+	// HeaderFunc, if set, is called for every HTTP request to an sse, http or
+	// websocket server and the headers it returns are added after the
+	// configured ones: the hook for credentials that change (see
+	// HeaderRoundTripper.HeaderFunc).
+	HeaderFunc func(*http.Request) (http.Header, error)
+
 	// Server is the in-process server for TransportInProcess entries.
 	Server *mcp.Server
 

@@ -801,11 +801,12 @@ func asFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// Name scheme limits. 16 leaves room for a server prefix and the hash suffix
-// that shortens long names; 64 is the limit of the model providers.
+// Name length limits. 16 leaves room for a server prefix and the hash suffix
+// that shortens long names. The default, 64, is the limit of the strictest
+// model providers; 128 is for clients known to accept longer names.
 const (
 	MinNameLength = 16
-	MaxNameLength = 64
+	MaxNameLength = 128
 )
 
 func applyNames(n *Names, l *layer) error {

@@ -7,13 +7,11 @@ import (
 	"testing"
 )
 
-// The examples in REFERENCE.md marked <!-- test: FILE --> must load without
-// any error, so the documentation cannot drift from the loader.
+// The configuration examples in the user guide (README.md at the module
+// root) marked <!-- test: FILE --> must load without any error, so the
+// documentation cannot drift from the loader.
 func TestReferenceExamples(t *testing.T) {
-	doc, err := os.ReadFile("REFERENCE.md")
-	if os.IsNotExist(err) {
-		t.Skip("REFERENCE.md has moved")
-	}
+	doc, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package testenv
+
+func procAlive(int) (alive, ok bool) { return false, false }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every test of mcphost on a fresh machine: installs what the tests need
+# (the npm MCP servers and conformance suite into testdata/npm, Node and npm
+# from Debian when missing), checks formatting and vet, runs the Go tests with
+# the race detector (unit, end-to-end against real servers, fuzz seeds,
+# examples), a short fuzzing pass, and the official conformance scenarios.
+#
+#   scripts/test.sh            # everything
+#   FUZZ_SCALE=10 scripts/test.sh   # fuzz ten times longer
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "test: Go is not installed (https://go.dev/dl, 1.26 or later)" >&2
+  exit 1
+fi
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "installing test servers (npm, project-local)"
+bin=$(scripts/npm-deps.sh)
+export MCPHOST_NPM_BIN="$bin"
+# End-to-end tests fail instead of skipping when their servers are missing.
+export MCPHOST_REQUIRE_E2E=1
+
+step "gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+go vet ./...
+
+step "go test -race ./..."
+go test -race -count=1 -timeout 20m ./...
+
+# A fixed number of inputs per target (not a duration): a duration-bounded
+# run can end with a spurious "context deadline exceeded" from Go's fuzz
+# coordinator (golang/go#75804). FUZZ_SCALE multiplies the counts.
+step "fuzzing"
+scale=${FUZZ_SCALE:-1}
+fuzz() { # package target inputs
+  go test -run='^$' -fuzz="^$2\$" -fuzztime="$(( $3 * scale ))x" "$1"
+}
+fuzz ./host/config FuzzExpand 20000
+fuzz ./host/config FuzzLoad 500
+fuzz ./host/naming FuzzMap 20000
+fuzz ./transports FuzzLineSource 20000
+fuzz ./transports FuzzEnvelopeScanner 20000
+fuzz ./transports FuzzEventLimitBody 20000
+
+step "conformance (official MCP client scenarios)"
+scripts/conformance.sh
