@@ -48,6 +48,7 @@ fuzz ./host/naming FuzzMap 20000
 fuzz ./transports FuzzLineSource 20000
 fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
+fuzz ./internal/elicitform FuzzParse 20000
 
 step "conformance (official MCP client scenarios)"
 scripts/conformance.sh

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -30,8 +31,14 @@ func (a *app) callCommand() *cobra.Command {
 Arguments are a JSON object: --args '{"text":"hi"}', --args @file.json, or
 --args - to read them from standard input. The text content of the result is
 printed; other content is summarised (use --json for the whole result).
+Progress notifications are shown on standard error when it is a terminal.
+
 Exit status: 0 success, 1 the tool reported an error or the call failed,
-2 usage or configuration error.`,
+2 usage or configuration error (bad --args, unknown tool).`,
+		Example: `  mcphost call mcp__everything__echo --args '{"message":"hi"}'
+  mcphost call everything:echo --args @args.json
+  echo '{"message":"hi"}' | mcphost call everything:echo --args -
+  mcphost call github:search_issues --args '{"q":"mcp"}' --timeout 2m --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, posArgs []string) error {
 			args, err := readArgs(argsFlag, a.stdin)
@@ -46,13 +53,15 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 			name := posArgs[0]
 			if _, ok := h.Resolve(name); !ok {
 				a.warnUnavailable(h)
-				return &exitError{code: exitUsage, err: fmt.Errorf("no tool %q (see \"mcphost tools\")", name)}
+				return usageError("no tool %q: use a public name or server:tool from \"mcphost tools\"", name)
 			}
 			var opts []host.CallOption
 			if timeout > 0 {
 				opts = append(opts, host.WithTimeout(timeout))
 			}
-			showProgress := isTerminal(a.stderr)
+			// Progress redraws one line with \r and an escape sequence:
+			// only on a terminal, never into a file or a pipe.
+			showProgress := a.isTerminal(a.stderr)
 			if showProgress {
 				opts = append(opts, host.WithProgress(a.printProgress))
 			}
@@ -73,7 +82,7 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 				printResult(a.stdout, res)
 			}
 			if res.IsError {
-				return &exitError{code: exitFailure, err: fmt.Errorf("tool %s reported an error", name)}
+				return &exitError{code: exitFailure, err: fmt.Errorf("tool %s reported an error (its message is on standard output)", name)}
 			}
 			return nil
 		},
@@ -104,6 +113,9 @@ func readArgs(v string, stdin io.Reader) (map[string]any, error) {
 	case v == "":
 		return map[string]any{}, nil
 	case v == "-":
+		if stdin == nil {
+			stdin = strings.NewReader("")
+		}
 		b, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
 		if err != nil {
 			return nil, fmt.Errorf("--args -: reading stdin: %w", err)
@@ -112,24 +124,49 @@ func readArgs(v string, stdin io.Reader) (map[string]any, error) {
 	case strings.HasPrefix(v, "@"):
 		b, err := os.ReadFile(v[1:])
 		if err != nil {
-			return nil, fmt.Errorf("--args: %w", err)
+			return nil, fmt.Errorf("--args %s: %w (write @FILE with the path of a JSON file)", v, err)
 		}
 		data = b
 	default:
 		data = []byte(v)
 	}
-	var args map[string]any
-	if err := json.Unmarshal(data, &args); err != nil {
+	src := "--args"
+	if v == "-" || strings.HasPrefix(v, "@") {
+		src = "--args " + v
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty: write a JSON object like '{\"key\":\"value\"}' (or {} for none)", src)
+	}
+	var parsed any
+	if err := json.Unmarshal(data, &parsed); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("--args: not valid JSON at byte %d: %v (write a JSON object like '{\"key\":\"value\"}')", se.Offset, err)
+			return nil, fmt.Errorf("%s: not valid JSON at byte %d: %v (write a JSON object like '{\"key\":\"value\"}')", src, se.Offset, err)
 		}
-		return nil, fmt.Errorf("--args: must be a JSON object: %v", err)
+		return nil, fmt.Errorf("%s: not valid JSON: %v (write a JSON object like '{\"key\":\"value\"}')", src, err)
 	}
-	if args == nil {
-		args = map[string]any{}
+	args, ok := parsed.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be a JSON object like '{\"key\":\"value\"}', not %s", src, jsonKind(parsed))
 	}
 	return args, nil
+}
+
+// jsonKind names the JSON type of a decoded value, for error messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // printResult prints the text content and one line for every other content.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/host"
 )
 
 func printJSON(w io.Writer, v any) error {
@@ -35,7 +38,12 @@ func (a *app) serversCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "servers",
 		Short: "Connect to every configured server and show its status",
-		Args:  cobra.NoArgs,
+		Long: `Connect to every configured server and show its state: ready, error,
+needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
+or disabled. A server that fails shows its error and the last lines it wrote
+to stderr; it never stops the others. Use "mcphost mcp list" to see the
+configuration without connecting.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := a.startHost(cmd.Context(), "")
 			if err != nil {
@@ -44,7 +52,7 @@ func (a *app) serversCommand() *cobra.Command {
 			defer a.closeHost(h)
 			st := h.Status()
 			if asJSON {
-				return printJSON(a.stdout, st)
+				return printJSON(a.stdout, statusJSON(st))
 			}
 			tw := table(a.stdout)
 			fmt.Fprintln(tw, "ID\tTRANSPORT\tSTATE\tTOOLS\tSERVER\tPROTOCOL\tCONNECT\tSOURCE")
@@ -82,16 +90,28 @@ func (a *app) toolsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools of every ready server with their public names",
-		Args:  cobra.NoArgs,
+		Long: `List the tools of every ready server. NAME is the public name that agents
+see and "mcphost call" takes; SERVER:TOOL is accepted by "mcphost call" too.
+Servers that could not be used are named on standard error.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := a.startHost(cmd.Context(), server)
 			if err != nil {
 				return err
 			}
 			defer a.closeHost(h)
-			a.warnUnavailable(h)
+			if server != "" {
+				if err := serverReady(h, server); err != nil {
+					return err
+				}
+			} else {
+				a.warnUnavailable(h)
+			}
 			tools := h.Tools()
 			if asJSON {
+				if tools == nil {
+					tools = []host.Tool{}
+				}
 				return printJSON(a.stdout, tools)
 			}
 			tw := table(a.stdout)
@@ -107,8 +127,48 @@ func (a *app) toolsCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	cmd.Flags().StringVar(&server, "server", "", "only this server")
+	cmd.Flags().StringVar(&server, "server", "", "only the tools of this server (an id from \"mcphost mcp list\")")
 	return cmd
+}
+
+// serverReady returns an error saying why server id is not ready, or nil.
+func serverReady(h *host.Host, id string) error {
+	for _, st := range h.Status() {
+		if st.ID != id || st.State == host.StateReady {
+			continue
+		}
+		switch {
+		case st.State == host.StateDisabled:
+			return fmt.Errorf("server %s is disabled (enable it with \"mcphost mcp enable %s\")", id, id)
+		case st.Error != "":
+			return fmt.Errorf("server %s is not available (%s): %s", id, st.State, st.Error)
+		}
+		return fmt.Errorf("server %s is not available (%s)", id, st.State)
+	}
+	return nil
+}
+
+// statusJSON is what "servers --json" prints: every field of
+// host.ServerStatus, with "error" always present (empty when there is none)
+// and connect_ms in milliseconds.
+func statusJSON(st []host.ServerStatus) []map[string]any {
+	out := make([]map[string]any, 0, len(st))
+	for _, s := range st {
+		m := map[string]any{}
+		if b, err := json.Marshal(s); err == nil {
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.UseNumber()
+			_ = dec.Decode(&m)
+		}
+		m["id"], m["transport"], m["source"] = s.ID, s.Transport, s.Source
+		m["enabled"], m["state"], m["tools"], m["error"] = s.Enabled, s.State, s.Tools, s.Error
+		delete(m, "connect_ms")
+		if s.ConnectDuration > 0 {
+			m["connect_ms"] = s.ConnectDuration.Milliseconds()
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func compactJSON(v any) string {

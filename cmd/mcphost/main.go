@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -59,6 +58,20 @@ type app struct {
 	// termMu serialises what is written to the terminal by concurrent
 	// callbacks (progress, elicitation forms).
 	termMu sync.Mutex
+
+	// started is set once cobra has accepted the command line: an error
+	// before that is a usage error.
+	started bool
+
+	// Test hooks. main leaves them zero, which means what config.LoadOptions
+	// and the host default to: the user's global config directory, the
+	// current directory, the process environment, no extra host options.
+	globalDir   string
+	workDir     string
+	environ     []string      // nil: os.Environ()
+	hostOptions []host.Option // added to every host the command starts
+	// isTerminal reports whether a stream is an interactive terminal.
+	isTerminal func(any) bool
 }
 
 func main() {
@@ -70,36 +83,51 @@ func main() {
 
 // run executes the command line and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return newApp(stdin, stdout, stderr).execute(ctx, args)
+}
+
+// newApp returns an app with production defaults; tests set its hooks
+// before calling execute.
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{
+		stdin: stdin, stdout: stdout, stderr: stderr,
+		log:        hclog.NewNullLogger(),
+		isTerminal: isTerminal,
+	}
+}
+
+// execute runs one command line and returns the exit status.
+func (a *app) execute(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "mcphost: %v\n", err)
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
+		fmt.Fprintf(stderr, "mcphost: %v\n", err)
 		return ee.code
-	}
-	if isUsage(err) {
-		return exitUsage
-	}
-	return exitFailure
-}
-
-// isUsage recognises cobra's own argument and flag errors.
-func isUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
+	case !a.started:
+		// cobra refused the command line (unknown command or flag, wrong
+		// number of arguments) before the command ran.
+		path := "mcphost"
+		if cmd != nil {
+			path = cmd.CommandPath()
 		}
+		fmt.Fprintf(stderr, "mcphost: %v\nRun \"%s --help\" for usage.\n", err, path)
+		return exitUsage
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "mcphost: interrupted: %v\n", err)
+		return exitFailure
 	}
-	return false
+	fmt.Fprintf(stderr, "mcphost: %v\n", err)
+	return exitFailure
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -115,6 +143,7 @@ Configuration is read from the global file, the project's .mcphost.* and
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.started = true
 			level := hclog.LevelFromString(a.logLevel)
 			if level == hclog.NoLevel {
 				return usageError("--log-level %q: use trace, debug, info, warn, error or off", a.logLevel)
@@ -146,7 +175,12 @@ Configuration is read from the global file, the project's .mcphost.* and
 
 // loadOptions turns the global flags into config load options.
 func (a *app) loadOptions() config.LoadOptions {
-	o := config.LoadOptions{ConfigFile: a.configFile}
+	o := config.LoadOptions{
+		GlobalDir:  a.globalDir,
+		WorkDir:    a.workDir,
+		ConfigFile: a.configFile,
+		Environ:    a.environ,
+	}
 	over := map[string]any{}
 	if a.nameScheme != "" {
 		over["names.scheme"] = a.nameScheme
@@ -191,10 +225,12 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
-	opts := append([]host.Option{
+	opts := []host.Option{
 		host.WithLogger(a.log),
 		host.WithElicitationHandler(a.elicit),
-	}, extra...)
+	}
+	opts = append(opts, a.hostOptions...)
+	opts = append(opts, extra...)
 	h, err := host.New(cfg, opts...)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
@@ -220,7 +256,7 @@ func (a *app) warnUnavailable(h *host.Host) {
 	for _, st := range h.Status() {
 		switch st.State {
 		case host.StateError, host.StateNeedsAuth, host.StateUntrusted:
-			fmt.Fprintf(a.stderr, "warning: server %s is %s: %s\n", st.ID, st.State, st.Error)
+			fmt.Fprintf(a.stderr, "warning: server %s is not available (%s): %s\n", st.ID, st.State, st.Error)
 		}
 	}
 }
@@ -247,7 +283,7 @@ func (a *app) elicit(_ context.Context, server string, req *mcp.ElicitParams) (*
 		a.termMu.Unlock()
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
-	if !isTerminal(a.stdin) || !isTerminal(a.stderr) {
+	if !a.isTerminal(a.stdin) || !a.isTerminal(a.stderr) {
 		a.log.Warn("declined an elicitation request: no terminal to ask on", "server", server)
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}

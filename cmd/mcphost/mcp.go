@@ -18,6 +18,14 @@ func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Manage the configured servers (add, list, get, remove, enable, disable, test)",
+		// cobra does not reject unknown subcommands of a command without Run.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError("unknown command %q for \"mcphost mcp\" (see \"mcphost mcp --help\")", args[0])
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(a.mcpAddCommand(), a.mcpListCommand(), a.mcpGetCommand(), a.mcpRemoveCommand(),
 		a.mcpEnableCommand(true), a.mcpEnableCommand(false), a.mcpTestCommand())
@@ -83,6 +91,12 @@ func (a *app) mcpAddCommand() *cobra.Command {
 			if (e.Command == "") == (e.URL == "") {
 				return usageError("give exactly one of --command (or -- CMD) and --url")
 			}
+			if e.Command != "" && len(headers) > 0 {
+				return usageError("--header is for servers with --url; a stdio server takes --env")
+			}
+			if e.URL != "" && (len(envs) > 0 || e.Cwd != "" || len(e.Args) > 0) {
+				return usageError("--env, --cwd and --arg are for servers started with --command; a --url server takes --header")
+			}
 			var err error
 			if e.Env, err = keyValues("env", envs); err != nil {
 				return err
@@ -106,9 +120,7 @@ func (a *app) mcpAddCommand() *cobra.Command {
 				return &exitError{code: exitUsage, err: err}
 			}
 			fmt.Fprintf(a.stdout, "added server %q to %s\n", e.ID, path)
-			if scope == config.ScopeProject {
-				fmt.Fprintf(a.stdout, "project servers start once the directory is trusted: mcphost trust\n")
-			}
+			a.trustHint(scope)
 			return nil
 		},
 	}
@@ -126,6 +138,24 @@ func (a *app) mcpAddCommand() *cobra.Command {
 	f.BoolVar(&replace, "replace", false, "replace an existing entry with the same id")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled")
 	return cmd
+}
+
+// trustHint says, after a project file was written, that its servers start
+// only once the (changed) project is trusted.
+func (a *app) trustHint(scope config.Scope) {
+	if scope != config.ScopeProject {
+		return
+	}
+	cfg, err := config.Load(a.loadOptions())
+	if err != nil {
+		return
+	}
+	for _, s := range cfg.Servers {
+		if s.Untrusted {
+			fmt.Fprintf(a.stdout, "note: %s\n", config.UntrustedHint(cfg.ProjectDir))
+			return
+		}
+	}
 }
 
 func (a *app) mcpListCommand() *cobra.Command {
@@ -301,6 +331,9 @@ func (a *app) mcpEnableCommand(enable bool) *cobra.Command {
 				return &exitError{code: exitUsage, err: err}
 			}
 			fmt.Fprintf(a.stdout, "%sd server %q in %s\n", verb, args[0], path)
+			if enable {
+				a.trustHint(scope)
+			}
 			return nil
 		},
 	}
@@ -351,7 +384,7 @@ func (a *app) mcpTestCommand() *cobra.Command {
 				for _, l := range st.Stderr {
 					fmt.Fprintf(a.stdout, "  stderr| %s\n", l)
 				}
-				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect", sc.ID)}
+				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect (%s): %s", sc.ID, st.State, st.Error)}
 			}
 			fmt.Fprintf(a.stdout, "connect + initialize + lists: %s\n", st.ConnectDuration.Round(time.Millisecond))
 			fmt.Fprintf(a.stdout, "server: %s %s, protocol %s\n", st.ServerName, st.ServerVersion, st.ProtocolVersion)

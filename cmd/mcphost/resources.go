@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/host"
 )
 
 func (a *app) resourcesCommand() *cobra.Command {
@@ -22,16 +24,30 @@ func (a *app) resourcesCommand() *cobra.Command {
 				return err
 			}
 			defer a.closeHost(h)
-			a.warnUnavailable(h)
+			if server == "" {
+				a.warnUnavailable(h)
+			}
 			res, err := h.Resources(cmd.Context(), server)
 			if err != nil {
+				if server != "" {
+					return err
+				}
 				fmt.Fprintf(a.stderr, "warning: %v\n", err)
 			}
 			tmpls, err := h.ResourceTemplates(cmd.Context(), server)
 			if err != nil {
+				if server != "" {
+					return err
+				}
 				fmt.Fprintf(a.stderr, "warning: %v\n", err)
 			}
 			if asJSON {
+				if res == nil {
+					res = []host.Resource{}
+				}
+				if tmpls == nil {
+					tmpls = []host.ResourceTemplate{}
+				}
 				return printJSON(a.stdout, map[string]any{"resources": res, "templates": tmpls})
 			}
 			tw := table(a.stdout)
@@ -46,7 +62,7 @@ func (a *app) resourcesCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&server, "server", "", "only this server")
+	cmd.Flags().StringVar(&server, "server", "", "only this server (an id from \"mcphost mcp list\")")
 	return cmd
 }
 
@@ -78,7 +94,7 @@ func (a *app) readCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
-	cmd.Flags().StringVar(&server, "server", "", "the server that has the resource")
+	cmd.Flags().StringVar(&server, "server", "", "the id of the server that has the resource (needed when no listing names it)")
 	return cmd
 }
 
@@ -97,12 +113,20 @@ func (a *app) promptsCommand() *cobra.Command {
 				return err
 			}
 			defer a.closeHost(h)
-			a.warnUnavailable(h)
+			if server == "" {
+				a.warnUnavailable(h)
+			}
 			prompts, err := h.Prompts(cmd.Context(), server)
 			if err != nil {
+				if server != "" {
+					return err
+				}
 				fmt.Fprintf(a.stderr, "warning: %v\n", err)
 			}
 			if asJSON {
+				if prompts == nil {
+					prompts = []host.Prompt{}
+				}
 				return printJSON(a.stdout, prompts)
 			}
 			tw := table(a.stdout)
@@ -122,7 +146,7 @@ func (a *app) promptsCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	cmd.Flags().StringVar(&server, "server", "", "only this server")
+	cmd.Flags().StringVar(&server, "server", "", "only this server (an id from \"mcphost mcp list\")")
 	return cmd
 }
 

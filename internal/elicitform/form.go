@@ -120,6 +120,11 @@ func Ask(r io.Reader, w io.Writer, message string, schema any) (*mcp.ElicitResul
 			fmt.Fprint(w, prompt(p))
 			line, rerr := in.ReadString('\n')
 			line = strings.TrimSpace(line)
+			if rerr != nil && line == "" {
+				// Input ended: nobody is answering, so nothing is accepted.
+				fmt.Fprintln(w)
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
 			switch line {
 			case "!decline":
 				return &mcp.ElicitResult{Action: "decline"}, nil

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/demo"
+)
+
+func TestServersJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{
+		"ts":  testServer(t),
+		"bad": brokenServer(t),
+		"off": map[string]any{"command": "never-started", "enabled": false},
+	})
+	r := e.must(exitOK, "--config", cfg, "servers", "--json")
+	list := decodeJSON[[]map[string]any](t, r)
+	byID := map[string]map[string]any{}
+	for _, s := range list {
+		for _, k := range []string{"id", "transport", "source", "enabled", "state", "tools", "error"} {
+			if _, ok := s[k]; !ok {
+				t.Errorf("server %v has no %q: %v", s["id"], k, s)
+			}
+		}
+		byID[s["id"].(string)] = s
+	}
+	if len(byID) != 3 {
+		t.Fatalf("want 3 servers:\n%s", r)
+	}
+	ts, bad, off := byID["ts"], byID["bad"], byID["off"]
+	if ts["state"] != "ready" || ts["error"] != "" || ts["transport"] != "stdio" || ts["enabled"] != true || ts["source"] != cfg {
+		t.Errorf("ts = %v", ts)
+	}
+	if n, _ := ts["tools"].(float64); n < 6 {
+		t.Errorf("ts has %v tools, want the test server's tools", ts["tools"])
+	}
+	// connect_ms is milliseconds: a connect cannot take longer than the
+	// default startup_timeout (30 s).
+	if ms, ok := ts["connect_ms"].(float64); ok && (ms < 0 || ms > 30000) {
+		t.Errorf("connect_ms = %v, not in milliseconds", ms)
+	}
+	if bad["state"] != "error" || !strings.Contains(bad["error"].(string), "no-such-server") {
+		t.Errorf("bad = %v, want state error naming the command", bad)
+	}
+	if off["state"] != "disabled" || off["enabled"] != false {
+		t.Errorf("off = %v", off)
+	}
+
+	// The table says the same, with the error under it.
+	r = e.must(exitOK, "--config", cfg, "servers")
+	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "error", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
+}
+
+func TestToolsJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t), "ts2": testServer(t), "bad": brokenServer(t)})
+	r := e.must(exitOK, "--config", cfg, "tools", "--json")
+	tools := decodeJSON[[]map[string]any](t, r)
+	servers := map[string]bool{}
+	var echo map[string]any
+	for _, tool := range tools {
+		for _, k := range []string{"name", "display", "server", "tool", "description"} {
+			if _, ok := tool[k]; !ok {
+				t.Errorf("tool %v has no %q", tool["name"], k)
+			}
+		}
+		servers[tool["server"].(string)] = true
+		if tool["display"] == "ts:echo" {
+			echo = tool
+		}
+	}
+	if !servers["ts"] || !servers["ts2"] || servers["bad"] {
+		t.Errorf("tools from servers %v, want ts and ts2", servers)
+	}
+	if echo == nil || echo["name"] != "mcp__ts__echo" || echo["server"] != "ts" || echo["tool"] != "echo" || echo["description"] == "" {
+		t.Errorf("echo = %v", echo)
+	}
+	wantContains(t, "stderr", r.stderr, "warning: server bad", "no-such-server")
+
+	r = e.must(exitOK, "--config", cfg, "tools", "--json", "--server", "ts2")
+	for _, tool := range decodeJSON[[]map[string]any](t, r) {
+		if tool["server"] != "ts2" {
+			t.Errorf("--server ts2 listed %v", tool)
+		}
+	}
+
+	r = e.must(exitOK, "--config", cfg, "tools", "--name-scheme", "server")
+	wantContains(t, "tools table", r.stdout, "NAME", "ts_echo", "ts:echo", "Returns its text argument.")
+
+	r = e.must(exitUsage, "--config", cfg, "tools", "--server", "nope")
+	wantContains(t, "stderr", r.stderr, `"nope"`, "mcphost mcp list")
+
+	r = e.must(exitFailure, "--config", cfg, "tools", "--server", "bad")
+	wantContains(t, "stderr", r.stderr, "bad", "no-such-server")
+
+	// No server at all: an empty JSON array, not null.
+	r = newEnv(t).must(exitOK, "tools", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("tools --json without servers = %q, want []", r.stdout)
+	}
+}
+
+func TestCall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t)})
+	call := func(code int, args ...string) result {
+		t.Helper()
+		return e.must(code, append([]string{"--config", cfg, "call"}, args...)...)
+	}
+
+	r := call(exitOK, "mcp__ts__echo", "--args", `{"text":"hello"}`)
+	if r.stdout != "hello\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	call(exitOK, "ts:echo", "--args", `{"text":"by display name"}`)
+
+	file := writeFile(t, filepath.Join(t.TempDir(), "args.json"), `{"text": "from a file"}`)
+	r = call(exitOK, "ts:echo", "--args", "@"+file)
+	wantContains(t, "stdout", r.stdout, "from a file")
+
+	r = e.runStdin(`{"text": "from stdin"}`, "--config", cfg, "call", "ts:echo", "--args", "-")
+	if r.code != exitOK || r.stdout != "from stdin\n" {
+		t.Errorf("--args -:\n%s", r)
+	}
+
+	// --json prints the whole result.
+	r = call(exitOK, "ts:add", "--args", `{"a":2,"b":40}`, "--json")
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent map[string]any `json:"structuredContent"`
+		IsError           bool           `json:"isError"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("--json: %v\n%s", err, r)
+	}
+	if res.StructuredContent["sum"] != 42.0 || res.IsError {
+		t.Errorf("add --json = %+v", res)
+	}
+	// Without --json structured content is summarised.
+	r = call(exitOK, "ts:add", "--args", `{"a":1,"b":2}`)
+	wantContains(t, "stdout", r.stdout, `"sum":3`)
+
+	// The tool reports an error (isError): exit 1, its message on stdout.
+	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`)
+	wantContains(t, "stdout", r.stdout, "text")
+	wantContains(t, "stderr", r.stderr, "ts:echo", "reported an error")
+	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`, "--json")
+	if res := decodeJSON[map[string]any](t, r); res["isError"] != true {
+		t.Errorf("--json of a failed call: %v", res)
+	}
+
+	// Bad arguments are usage errors that say what is wrong.
+	for _, tc := range []struct {
+		args string
+		want []string
+	}{
+		{`{"text":`, []string{"--args", "not valid JSON", "JSON object"}},
+		{`{'text': 1}`, []string{"--args", "not valid JSON at byte 2"}},
+		{`[1,2]`, []string{"--args", "must be a JSON object", "not an array"}},
+		{`"text"`, []string{"must be a JSON object", "not a string"}},
+		{`  `, []string{"--args", "empty"}},
+		{"@" + filepath.Join(t.TempDir(), "missing.json"), []string{"--args @", "missing.json"}},
+	} {
+		r := call(exitUsage, "ts:echo", "--args", tc.args)
+		wantContains(t, "stderr for --args "+tc.args, r.stderr, tc.want...)
+	}
+	r = e.runStdin("[]", "--config", cfg, "call", "ts:echo", "--args", "-")
+	if r.code != exitUsage {
+		t.Errorf("--args - with an array:\n%s", r)
+	}
+	wantContains(t, "stderr", r.stderr, "--args -", "must be a JSON object")
+
+	// An unknown tool is a usage error naming it.
+	r = call(exitUsage, "ts:nope")
+	wantContains(t, "stderr", r.stderr, `"ts:nope"`, "mcphost tools")
+	r = call(exitUsage, "mcp__other__echo")
+	wantContains(t, "stderr", r.stderr, "mcp__other__echo")
+
+	// A deadline names the server, the tool and the timeout.
+	r = call(exitFailure, "ts:slow", "--args", `{"ms":60000}`, "--timeout", "100ms")
+	wantContains(t, "stderr", r.stderr, `"ts"`, `"slow"`, "100ms")
+
+	// A server that dies in the middle of a call: exit 1, naming it.
+	r = call(exitFailure, "ts:crash")
+	wantContains(t, "stderr", r.stderr, `"ts"`, "crash")
+}
+
+// Progress is drawn on stderr only when stderr is a terminal.
+func TestCallProgressOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t)})
+	// The test server reports progress every 20 ms of the call.
+	args := []string{"--config", cfg, "call", "ts:slow", "--args", `{"ms":1000}`}
+
+	r := e.must(exitOK, args...)
+	if r.stdout != "done\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	wantNotContains(t, "stderr without a terminal", r.stderr, "\r", "\033", "working")
+
+	e.terminal = true
+	r = e.must(exitOK, args...)
+	if r.stdout != "done\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	wantContains(t, "stderr on a terminal", r.stderr, "\r\033[K", "ts: ", "working")
+	if !strings.HasSuffix(r.stderr, "\r\033[K") {
+		t.Errorf("the progress line is not cleared at the end: %q", r.stderr)
+	}
+}
+
+// The test server has no resources or prompts: the listings are empty and
+// reading or getting one fails with a message naming it.
+func TestResourcesAndPromptsWithoutAny(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t)})
+
+	r := e.must(exitOK, "--config", cfg, "resources", "--json")
+	got := decodeJSON[map[string][]any](t, r)
+	if got["resources"] == nil || got["templates"] == nil || len(got["resources"])+len(got["templates"]) != 0 {
+		t.Errorf("resources --json = %s, want empty arrays", r.stdout)
+	}
+	r = e.must(exitOK, "--config", cfg, "resources")
+	wantContains(t, "resources table", r.stdout, "URI")
+	r = e.must(exitOK, "--config", cfg, "prompts", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("prompts --json = %q, want []", r.stdout)
+	}
+	r = e.must(exitFailure, "--config", cfg, "read", "test://nothing")
+	wantContains(t, "stderr", r.stderr, "test://nothing")
+	r = e.must(exitFailure, "--config", cfg, "prompt", "nothing")
+	wantContains(t, "stderr", r.stderr, `"nothing"`)
+	r = e.must(exitUsage, "--config", cfg, "resources", "--server", "nope")
+	wantContains(t, "stderr", r.stderr, `"nope"`)
+}
+
+// Resources and prompts of a server that has them: the demo server, run in
+// process through the same host code path.
+func TestResourcesAndPromptsDemoServer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.hostOpts = []host.Option{host.WithInProcessServer("demo", demo.NewServer())}
+
+	r := e.must(exitOK, "resources")
+	wantContains(t, "resources", r.stdout, "SERVER", "demo://readme", "readme", "demo://notes/welcome", "(template)")
+	r = e.must(exitOK, "resources", "--json")
+	got := decodeJSON[map[string][]map[string]any](t, r)
+	var uris []string
+	for _, res := range got["resources"] {
+		if res["server"] != "demo" {
+			t.Errorf("resource %v: server is not demo", res)
+		}
+		uris = append(uris, res["uri"].(string))
+	}
+	if !slices.Contains(uris, "demo://readme") || len(got["templates"]) == 0 {
+		t.Errorf("resources --json = %s", r.stdout)
+	}
+
+	r = e.must(exitOK, "read", "demo://readme")
+	wantContains(t, "read", r.stdout, "# mcphost demo server")
+	r = e.must(exitOK, "read", "demo://notes/welcome", "--json")
+	if res := decodeJSON[map[string]any](t, r); res["contents"] == nil {
+		t.Errorf("read --json = %s", r.stdout)
+	}
+
+	r = e.must(exitOK, "prompts")
+	wantContains(t, "prompts", r.stdout, "demo:summarize", "topic*")
+	r = e.must(exitOK, "prompts", "--json")
+	prompts := decodeJSON[[]map[string]any](t, r)
+	if len(prompts) == 0 || prompts[0]["display"] != "demo:summarize" {
+		t.Errorf("prompts --json = %s", r.stdout)
+	}
+
+	r = e.must(exitOK, "prompt", "summarize", "--arg", "topic=MCP hosts")
+	wantContains(t, "prompt", r.stdout, "[user]", "MCP hosts")
+	r = e.must(exitOK, "prompt", "demo:summarize", "--arg", "topic=gateways", "--json")
+	wantContains(t, "prompt --json", decodeJSON[map[string]any](t, r)["messages"].([]any)[0].(map[string]any)["content"].(map[string]any)["text"].(string), "gateways")
+	r = e.must(exitFailure, "prompt", "summarize")
+	wantContains(t, "stderr", r.stderr, "topic")
+
+	r = e.must(exitOK, "call", "demo:echo", "--args", `{"text":"in process"}`)
+	wantContains(t, "stdout", r.stdout, "in process")
+}
