@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,16 +90,22 @@ func (s *server) callError(callerCtx, callCtx context.Context, what string, time
 	return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, err)
 }
 
+// unknownToolError says why a name does not resolve, mentioning servers
+// that are not ready (their tools are missing from the registry).
 func (h *Host) unknownToolError(name string) error {
+	var down []string
 	for _, s := range h.servers {
 		s.mu.Lock()
-		st, serr := s.state, s.err
+		st := s.state
 		s.mu.Unlock()
-		if st != StateReady && st != StateDisabled && serr != nil {
-			return fmt.Errorf("host: no tool %q (server %q is %s: %v)", name, s.cfg.ID, st, serr)
+		if st == StateError || st == StateConnecting || st == StateNeedsAuth {
+			down = append(down, fmt.Sprintf("%s (%s)", s.cfg.ID, st))
 		}
 	}
-	return fmt.Errorf("host: no tool %q (list tools with \"mcphost tools\")", name)
+	if len(down) > 0 {
+		return fmt.Errorf("host: tool %q: %w; servers not ready: %s", name, ErrUnknownTool, strings.Join(down, ", "))
+	}
+	return fmt.Errorf("host: tool %q: %w (list tools with \"mcphost tools\")", name, ErrUnknownTool)
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -32,8 +32,19 @@ import (
 // Version is reported to servers as the client version.
 var Version = "0.1.0"
 
-// ErrClosed is returned by methods called after Close.
-var ErrClosed = errors.New("host: closed")
+// Errors that callers may want to tell apart (errors.Is).
+var (
+	// ErrClosed is returned by methods called after Close.
+	ErrClosed = errors.New("host: closed")
+	// ErrUnknownTool: no ready server offers a tool of that public name.
+	ErrUnknownTool = errors.New("no such tool")
+	// ErrUnknownPrompt: no ready server offers a prompt of that name.
+	ErrUnknownPrompt = errors.New("no such prompt")
+	// ErrUnknownResource: no ready server lists the resource, or several do.
+	ErrUnknownResource = errors.New("no server for resource")
+	// ErrUnknownServer: no server of that id is configured.
+	ErrUnknownServer = errors.New("no such server")
+)
 
 // Host connects to the configured MCP servers and routes calls to them.
 // Its methods are safe for concurrent use.
@@ -215,7 +226,7 @@ func (h *Host) isClosed() bool {
 func (h *Host) server(id string) (*server, error) {
 	s, ok := h.byID[id]
 	if !ok {
-		return nil, fmt.Errorf("host: no server %q is configured", id)
+		return nil, fmt.Errorf("host: server %q: %w (see \"mcphost mcp list\")", id, ErrUnknownServer)
 	}
 	return s, nil
 }

@@ -113,7 +113,7 @@ func TestToolsAreNamedAndCallableAcrossServers(t *testing.T) {
 			t.Errorf("CallTool(%s) = %q, want %q", name, got, want)
 		}
 	}
-	if _, err := h.CallTool(ctx, "mcp__gamma__echo", nil); err == nil || !strings.Contains(err.Error(), "no tool") {
+	if _, err := h.CallTool(ctx, "mcp__gamma__echo", nil); !errors.Is(err, host.ErrUnknownTool) {
 		t.Errorf("unknown tool: err = %v, want 'no tool'", err)
 	}
 	st := statusOf(t, h, "alpha")
@@ -375,7 +375,7 @@ func TestResourcesPromptsAndCompletion(t *testing.T) {
 	if _, err := h.ReadResource(ctx, "", "demo://notes/welcome"); err != nil {
 		t.Fatalf("ReadResource by template: %v", err)
 	}
-	if _, err := h.ReadResource(ctx, "", "nowhere://x"); err == nil || !strings.Contains(err.Error(), "no ready server lists") {
+	if _, err := h.ReadResource(ctx, "", "nowhere://x"); !errors.Is(err, host.ErrUnknownResource) {
 		t.Fatalf("unknown resource: %v", err)
 	}
 	prompts, err := h.Prompts(ctx, "")

@@ -218,7 +218,11 @@ func TestProcessGarbageOnStdout(t *testing.T) {
 }
 
 // TestProcessHungServerDoesNotDelayOthers: a Streamable HTTP endpoint that
-// never answers costs Start its own startup_timeout, not more.
+// never answers fails with its own startup_timeout while the other server
+// is ready. Start should return after about startup_timeout; it can take up
+// to 5 s more, because go-sdk's Connect, failing, closes the session and
+// waits for the notifications/cancelled POST it sends to the hung endpoint
+// (notifyCancellationTimeout), hence the generous bound.
 func TestProcessHungServerDoesNotDelayOthers(t *testing.T) {
 	stop := make(chan struct{})
 	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -228,11 +232,9 @@ func TestProcessHungServerDoesNotDelayOthers(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() {
-		t0 := time.Now()
 		close(stop)
 		hung.CloseClientConnections()
 		hung.Close()
-		t.Logf("DEBUG hung close took %s", time.Since(t0))
 	})
 	cfg := &config.Config{Servers: []*config.Server{
 		{ID: "hung", Transport: config.TransportHTTP, URL: hung.URL + "/mcp", Enabled: true, StartupTimeout: time.Second},
@@ -245,11 +247,9 @@ func TestProcessHungServerDoesNotDelayOthers(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), bound)
 		defer cancel()
-		t0 := time.Now()
 		if err := h.Close(ctx); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		t.Logf("DEBUG host close took %s", time.Since(t0))
 	})
 	start := time.Now()
 	if err := h.Start(testContext(t)); err != nil {
@@ -258,7 +258,7 @@ func TestProcessHungServerDoesNotDelayOthers(t *testing.T) {
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("Start took %s with a 1s startup_timeout on the hung server", took)
 	}
-	t.Logf("DEBUG start took %s", time.Since(start))
+	t.Logf("Start took %s", time.Since(start).Round(time.Millisecond))
 	st := statusOf(t, h, "hung")
 	if st.State != host.StateError || !strings.Contains(st.Error, "startup_timeout") || !strings.Contains(st.Error, `"hung"`) {
 		t.Errorf("hung: state %s, error %q; want an error naming the server and startup_timeout", st.State, st.Error)

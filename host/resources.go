@@ -11,35 +11,40 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Resources lists the resources of one server (server != "") or of every
+// Resources lists the resources of one server (serverID != "") or of every
 // ready server, following pagination. It asks the servers afresh.
 func (h *Host) Resources(ctx context.Context, serverID string) ([]Resource, error) {
-	var out []Resource
-	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
-		if err := s.refreshResources(ctx, sess); err != nil {
-			return err
+	return collect(h, ctx, serverID, (*server).refreshResources, func(s *server) []Resource {
+		out := make([]Resource, len(s.resources))
+		for i, r := range s.resources {
+			out[i] = Resource{Server: s.cfg.ID, Resource: r}
 		}
-		s.mu.Lock()
-		for _, r := range s.resources {
-			out = append(out, Resource{Server: s.cfg.ID, Resource: r})
-		}
-		s.mu.Unlock()
-		return nil
+		return out
 	})
-	return out, err
 }
 
 // ResourceTemplates lists resource templates, like Resources.
 func (h *Host) ResourceTemplates(ctx context.Context, serverID string) ([]ResourceTemplate, error) {
-	var out []ResourceTemplate
+	return collect(h, ctx, serverID, (*server).refreshResources, func(s *server) []ResourceTemplate {
+		out := make([]ResourceTemplate, len(s.templates))
+		for i, r := range s.templates {
+			out[i] = ResourceTemplate{Server: s.cfg.ID, ResourceTemplate: r}
+		}
+		return out
+	})
+}
+
+// collect re-fetches a list from one server or every ready server and
+// gathers what pick reads from each (under the server's lock).
+func collect[T any](h *Host, ctx context.Context, serverID string,
+	refresh func(*server, context.Context, *mcp.ClientSession) error, pick func(*server) []T) ([]T, error) {
+	var out []T
 	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
-		if err := s.refreshResources(ctx, sess); err != nil {
+		if err := refresh(s, ctx, sess); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		for _, r := range s.templates {
-			out = append(out, ResourceTemplate{Server: s.cfg.ID, ResourceTemplate: r})
-		}
+		out = append(out, pick(s)...)
 		s.mu.Unlock()
 		return nil
 	})
@@ -92,9 +97,9 @@ func (h *Host) resourceOwner(uri string) (string, error) {
 	case 1:
 		return byTemplate[0], nil
 	case 0:
-		return "", fmt.Errorf("host: no ready server lists resource %q (name the server explicitly)", uri)
+		return "", fmt.Errorf("host: resource %q: %w: no ready server lists it (name the server explicitly)", uri, ErrUnknownResource)
 	}
-	return "", fmt.Errorf("host: resource %q matches templates of several servers (%s): name the server explicitly", uri, strings.Join(byTemplate, ", "))
+	return "", fmt.Errorf("host: resource %q: %w: it matches templates of several servers (%s); name the server explicitly", uri, ErrUnknownResource, strings.Join(byTemplate, ", "))
 }
 
 // templateMatches reports whether uri fits an RFC 6570 URI template, reading
@@ -125,19 +130,13 @@ func templateMatches(template, uri string) bool {
 
 // Prompts lists the prompts of one server or of every ready server.
 func (h *Host) Prompts(ctx context.Context, serverID string) ([]Prompt, error) {
-	var out []Prompt
-	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
-		if err := s.refreshPrompts(ctx, sess); err != nil {
-			return err
+	return collect(h, ctx, serverID, (*server).refreshPrompts, func(s *server) []Prompt {
+		out := make([]Prompt, len(s.prompts))
+		for i, p := range s.prompts {
+			out[i] = Prompt{Server: s.cfg.ID, Display: s.cfg.ID + ":" + p.Name, Prompt: p}
 		}
-		s.mu.Lock()
-		for _, p := range s.prompts {
-			out = append(out, Prompt{Server: s.cfg.ID, Display: s.cfg.ID + ":" + p.Name, Prompt: p})
-		}
-		s.mu.Unlock()
-		return nil
+		return out
 	})
-	return out, err
 }
 
 // GetPrompt renders a prompt. name is "server:prompt", or the bare prompt
@@ -182,9 +181,9 @@ func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
 	case 1:
 		return owners[0], name, nil
 	case 0:
-		return "", "", fmt.Errorf("host: no ready server has prompt %q (list prompts with \"mcphost prompts\")", name)
+		return "", "", fmt.Errorf("host: prompt %q: %w (list prompts with \"mcphost prompts\")", name, ErrUnknownPrompt)
 	}
-	return "", "", fmt.Errorf("host: prompt %q is offered by several servers (%s): write it as server:%s", name, strings.Join(owners, ", "), name)
+	return "", "", fmt.Errorf("host: prompt %q: %w: several servers offer it (%s); write it as server:%s", name, ErrUnknownPrompt, strings.Join(owners, ", "), name)
 }
 
 // Complete asks a server for argument completions (completion/complete).

@@ -86,7 +86,9 @@ func (s *server) setState(st State, err error) {
 	s.state, s.err = st, err
 	s.mu.Unlock()
 	if err != nil {
-		s.log.Warn("server state", "state", st, "error", err)
+		// Info, not Warn: Status and events carry the error, and a command
+		// line tool that prints it would otherwise show it twice.
+		s.log.Info("server state", "state", st, "error", err)
 	} else {
 		s.log.Debug("server state", "state", st)
 	}

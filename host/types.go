@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,12 +59,22 @@ type ServerStatus struct {
 	ServerName      string    `json:"server_name,omitempty"`
 	ServerVersion   string    `json:"server_version,omitempty"`
 	ProtocolVersion string    `json:"protocol_version,omitempty"`
-	Error           string    `json:"error,omitempty"`
+	Error           string    `json:"error"`
 	LastConnected   time.Time `json:"last_connected,omitzero"`
-	// ConnectDuration is how long the last successful connect took.
-	ConnectDuration time.Duration `json:"connect_ms,omitempty"`
+	// ConnectDuration is how long the last successful connect took. In JSON
+	// it is "connect_ms", in milliseconds.
+	ConnectDuration time.Duration `json:"-"`
 	// Stderr holds the last lines a stdio server wrote to stderr.
 	Stderr []string `json:"stderr,omitempty"`
+}
+
+// MarshalJSON writes ConnectDuration as connect_ms, in milliseconds.
+func (s ServerStatus) MarshalJSON() ([]byte, error) {
+	type plain ServerStatus
+	return json.Marshal(struct {
+		plain
+		ConnectMS int64 `json:"connect_ms,omitempty"`
+	}{plain(s), s.ConnectDuration.Milliseconds()})
 }
 
 // Event reports a change: a server changed state, or its lists were

@@ -239,12 +239,23 @@ func TestResourcesAndPromptsWithoutAny(t *testing.T) {
 	if strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("prompts --json = %q, want []", r.stdout)
 	}
-	r = e.must(exitFailure, "--config", cfg, "read", "test://nothing")
+	// A name that resolves to nothing is a usage error, like an unknown tool.
+	r = e.must(exitUsage, "--config", cfg, "read", "test://nothing")
 	wantContains(t, "stderr", r.stderr, "test://nothing")
-	r = e.must(exitFailure, "--config", cfg, "prompt", "nothing")
+	r = e.must(exitUsage, "--config", cfg, "prompt", "nothing")
 	wantContains(t, "stderr", r.stderr, `"nothing"`)
 	r = e.must(exitUsage, "--config", cfg, "resources", "--server", "nope")
 	wantContains(t, "stderr", r.stderr, `"nope"`)
+
+	// A named server that is not available is a failure; without a name,
+	// the others are listed and the broken one is named on stderr.
+	cfg = e.configFile(map[string]any{"ts": testServer(t), "bad": brokenServer(t)})
+	for _, cmd := range []string{"resources", "prompts"} {
+		r = e.must(exitFailure, "--config", cfg, cmd, "--server", "bad")
+		wantContains(t, "stderr", r.stderr, "bad", "no-such-server")
+		r = e.must(exitOK, "--config", cfg, cmd)
+		wantContains(t, "stderr", r.stderr, "warning: server bad", "no-such-server")
+	}
 }
 
 // Resources and prompts of a server that has them: the demo server, run in

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ configuration without connecting.`,
 			defer a.closeHost(h)
 			st := h.Status()
 			if asJSON {
-				return printJSON(a.stdout, statusJSON(st))
+				return printJSON(a.stdout, st)
 			}
 			tw := table(a.stdout)
 			fmt.Fprintln(tw, "ID\tTRANSPORT\tSTATE\tTOOLS\tSERVER\tPROTOCOL\tCONNECT\tSOURCE")
@@ -146,29 +145,6 @@ func serverReady(h *host.Host, id string) error {
 		return fmt.Errorf("server %s is not available (%s)", id, st.State)
 	}
 	return nil
-}
-
-// statusJSON is what "servers --json" prints: every field of
-// host.ServerStatus, with "error" always present (empty when there is none)
-// and connect_ms in milliseconds.
-func statusJSON(st []host.ServerStatus) []map[string]any {
-	out := make([]map[string]any, 0, len(st))
-	for _, s := range st {
-		m := map[string]any{}
-		if b, err := json.Marshal(s); err == nil {
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.UseNumber()
-			_ = dec.Decode(&m)
-		}
-		m["id"], m["transport"], m["source"] = s.ID, s.Transport, s.Source
-		m["enabled"], m["state"], m["tools"], m["error"] = s.Enabled, s.State, s.Tools, s.Error
-		delete(m, "connect_ms")
-		if s.ConnectDuration > 0 {
-			m["connect_ms"] = s.ConnectDuration.Milliseconds()
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 func compactJSON(v any) string {

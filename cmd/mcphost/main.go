@@ -138,8 +138,14 @@ func (a *app) rootCommand() *cobra.Command {
 (stdio, SSE, Streamable HTTP, WebSocket), gives every tool a safe public name
 and calls tools for you or for an agent.
 
-Configuration is read from the global file, the project's .mcphost.* and
-.mcp.json files, --config, MCPHOST_* variables and flags.`,
+Configuration is read from the global file (config.yaml in the user config
+directory, e.g. ~/.config/mcphost), the project's .mcphost.* and .mcp.json
+files (once you run "mcphost trust"), --config, MCPHOST_* variables and flags.
+"mcphost mcp add" writes it; "mcphost demo" shows everything without any.
+
+Logs go to standard error; standard output carries only results.
+Exit status: 0 success, 1 a tool reported an error or a call failed,
+2 usage or configuration error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -52,8 +52,12 @@ func keyValues(flag string, items []string) (map[string]string, error) {
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
 		if !ok || k == "" {
-			// The value may be a secret: name the key only.
-			return nil, usageError("--%s %q: write KEY=VALUE", flag, k)
+			// The entry may hold a secret (TOKEN:abc...): never echo it.
+			what := "has no \"=\""
+			if ok {
+				what = "has no name before \"=\""
+			}
+			return nil, usageError("--%s: an entry %s: write KEY=VALUE (the entry is not shown: it may hold a secret)", flag, what)
 		}
 		m[k] = v
 	}
@@ -70,6 +74,17 @@ func (a *app) mcpAddCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add ID (--command CMD [--arg A]... | --url URL) [flags] [-- CMD ARGS...]",
 		Short: "Add a server to the project or global config file",
+		Long: `Add a server to a config file, after checking the entry.
+
+A stdio server is given with --command and --arg, or as the words after --
+(flags there belong to the server). A remote server is given with --url; its
+transport is http (Streamable HTTP) unless --transport says sse or websocket.
+
+--scope project (the default) writes .mcphost.yaml (or the existing
+.mcphost.*) in the current directory; its servers start only after you run
+"mcphost trust" (again after every change to the file). --scope global
+writes the global config file. Values of --env and --header may hold
+${VAR} references, expanded when the server starts; they are never printed.`,
 		Example: `  mcphost mcp add everything -- npx -y @modelcontextprotocol/server-everything
   mcphost mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg .
   mcphost mcp add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${GITHUB_TOKEN}'
@@ -134,7 +149,7 @@ func (a *app) mcpAddCommand() *cobra.Command {
 	f.StringVar(&e.Transport, "transport", "", "stdio, sse, http or websocket (default: stdio with a command, http with a url)")
 	f.StringVar(&e.StartupTimeout, "startup-timeout", "", "how long connecting may take (e.g. 30s)")
 	f.StringVar(&e.RequestTimeout, "request-timeout", "", "deadline of each request (e.g. 60s)")
-	f.StringVar(&scopeName, "scope", "project", "project or global")
+	f.StringVar(&scopeName, "scope", "project", "project (.mcphost.yaml in the current directory) or global (the global config file)")
 	f.BoolVar(&replace, "replace", false, "replace an existing entry with the same id")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled")
 	return cmd
@@ -166,7 +181,15 @@ func (a *app) mcpListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List configured servers without connecting (with the file each comes from)",
-		Args:  cobra.NoArgs,
+		Long: `List the configured servers without connecting to them. SOURCE is the file
+(or "env", "flags") that last set each one; NOTE says why a server would not
+start (an invalid entry, or a project not trusted yet).
+
+--scope effective (the default) is the merged result of every layer;
+--scope project the servers of the project files (over the global file, so a
+project override shows the server it overrides); --scope global the global
+file alone. Secret values (env, headers) are masked in --json.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			scope, err := parseScope(scopeName, true)
 			if err != nil {
@@ -203,7 +226,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&scopeName, "scope", "effective", "effective, project or global")
+	cmd.Flags().StringVar(&scopeName, "scope", "effective", "effective (merged), project or global")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -296,7 +319,10 @@ func (a *app) mcpRemoveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "remove ID",
 		Short: "Remove a server from the project or global config file",
-		Args:  cobra.ExactArgs(1),
+		Long: `Remove a server's entry from one file: the project file (--scope project, the
+default) or the global file (--scope global). To switch off a server that
+another file defines, use "mcphost mcp disable" instead.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scope, err := parseScope(scopeName, false)
 			if err != nil {
@@ -310,7 +336,7 @@ func (a *app) mcpRemoveCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&scopeName, "scope", "project", "project or global")
+	cmd.Flags().StringVar(&scopeName, "scope", "project", "project (the current directory's .mcphost.*) or global")
 	return cmd
 }
 
@@ -320,7 +346,12 @@ func (a *app) mcpEnableCommand(enable bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " ID",
 		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a server (writes an override if the server is defined in another file)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Set "enabled" on a server's entry in the project file (--scope project, the
+default) or the global file (--scope global). A server that only the global
+file (or .mcp.json) defines gets an override entry in the project file that
+holds just "enabled", so a project can switch off a global server without
+copying it. Such an override needs no "mcphost trust" when it disables.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scope, err := parseScope(scopeName, false)
 			if err != nil {
@@ -337,7 +368,7 @@ func (a *app) mcpEnableCommand(enable bool) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&scopeName, "scope", "project", "project or global")
+	cmd.Flags().StringVar(&scopeName, "scope", "project", "project (the current directory's .mcphost.*) or global")
 	return cmd
 }
 
@@ -345,7 +376,11 @@ func (a *app) mcpTestCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "test ID",
 		Short: "Connect to one server, initialize, list its tools and show timings",
-		Args:  cobra.ExactArgs(1),
+		Long: `Connect to one configured server (even a disabled one), initialize, list its
+tools and show how long it took, or why it failed with the last lines the
+server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
+2 when the entry is invalid or the project is not trusted.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := a.loadConfig()
 			if err != nil {
@@ -407,7 +442,10 @@ you trust the project. The trust is recorded in the global config, keyed by
 the directory and a hash of its project files: editing them asks again.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
+			dir := a.workDir // "" in production: the current directory
+			if dir == "" {
+				dir = "."
+			}
 			if len(args) == 1 {
 				dir = args[0]
 			}
@@ -416,7 +454,7 @@ the directory and a hash of its project files: editing them asks again.`,
 				return usageError("trust %s: %v", dir, err)
 			}
 			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-				return usageError("trust %s: not a directory", dir)
+				return usageError("trust %s: not a directory (give the project directory that holds .mcphost.* or .mcp.json)", dir)
 			}
 			if err := config.Trust(a.loadOptions(), abs); err != nil {
 				return &exitError{code: exitUsage, err: err}

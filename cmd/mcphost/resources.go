@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -74,7 +75,13 @@ func (a *app) readCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "read URI",
 		Short: "Read a resource (the server is found from the listings unless --server is given)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Read a resource by URI. The server is the one whose listing (see
+"mcphost resources") has the URI, or whose resource template matches it;
+give --server when none does or when several do. Text is printed as it is;
+binary content is summarised (use --json for the whole result).`,
+		Example: `  mcphost read demo://readme
+  mcphost read file:///etc/hosts --server files --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h, err := a.startHost(cmd.Context(), server)
 			if err != nil {
@@ -84,7 +91,7 @@ func (a *app) readCommand() *cobra.Command {
 			res, err := h.ReadResource(cmd.Context(), server, args[0])
 			if err != nil {
 				a.warnUnavailable(h)
-				return err
+				return lookupError(err, host.ErrUnknownResource)
 			}
 			if asJSON {
 				return printJSON(a.stdout, res)
@@ -158,7 +165,12 @@ func (a *app) promptCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompt NAME",
 		Short: "Get a prompt (NAME or server:NAME) with --arg key=value",
-		Args:  cobra.ExactArgs(1),
+		Long: `Get a prompt from a server and print its messages. NAME is the prompt's name
+when only one server has it, else server:NAME (see "mcphost prompts", where
+required arguments are marked with *).`,
+		Example: `  mcphost prompt summarize --arg topic='MCP hosts'
+  mcphost prompt everything:complex_prompt --arg temperature=0.5 --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pargs := map[string]string{}
 			for _, s := range kv {
@@ -176,7 +188,7 @@ func (a *app) promptCommand() *cobra.Command {
 			res, err := h.GetPrompt(cmd.Context(), args[0], pargs)
 			if err != nil {
 				a.warnUnavailable(h)
-				return err
+				return lookupError(err, host.ErrUnknownPrompt)
 			}
 			if asJSON {
 				return printJSON(a.stdout, res)
@@ -194,4 +206,12 @@ func (a *app) promptCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
 	cmd.Flags().StringArrayVar(&kv, "arg", nil, "prompt argument key=value (repeatable)")
 	return cmd
+}
+
+// lookupError makes a name that resolves to nothing a usage error (exit 2).
+func lookupError(err, unknown error) error {
+	if errors.Is(err, unknown) {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return err
 }

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcphost/mcphost/host/hosttest"
+)
+
+// getServer returns `mcp get ID --json`.
+func (e *testEnv) getServer(id string) map[string]any {
+	e.t.Helper()
+	return decodeJSON[map[string]any](e.t, e.must(exitOK, "mcp", "get", id, "--json"))
+}
+
+// listServers returns `mcp list --json` (with extra flags) by id.
+func (e *testEnv) listServers(flags ...string) map[string]map[string]any {
+	e.t.Helper()
+	r := e.must(exitOK, append([]string{"mcp", "list", "--json"}, flags...)...)
+	out := map[string]map[string]any{}
+	for _, s := range decodeJSON[[]map[string]any](e.t, r) {
+		out[s["id"].(string)] = s
+	}
+	return out
+}
+
+func strs(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMCPAdd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	global := filepath.Join(e.global, "config.yaml")
+
+	r := e.must(exitOK, "mcp", "add", "flags", "--command", "srv", "--arg", "one", "--arg", "two words", "--env", "MODE=test", "--cwd", "sub", "--request-timeout", "90s")
+	wantContains(t, "stdout", r.stdout, `added server "flags"`, project, "mcphost trust")
+	s := e.getServer("flags")
+	if s["command"] != "srv" || !slices.Equal(strs(s["args"]), []string{"one", "two words"}) || s["transport"] != "stdio" ||
+		s["source"] != project || s["request_timeout"] != "1m30s" || s["untrusted"] != true || s["enabled"] != true {
+		t.Errorf("flags = %v", s)
+	}
+
+	// Everything after -- is the command, flags included.
+	e.must(exitOK, "mcp", "add", "dash", "--", "npx", "-y", "--quiet", "@scope/pkg")
+	s = e.getServer("dash")
+	if s["command"] != "npx" || !slices.Equal(strs(s["args"]), []string{"-y", "--quiet", "@scope/pkg"}) {
+		t.Errorf("dash = %v", s)
+	}
+
+	e.must(exitOK, "mcp", "add", "remote", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${TOKEN}", "--header", "X-Team=core")
+	s = e.getServer("remote")
+	if s["url"] != "https://example.com/mcp" || s["transport"] != "http" {
+		t.Errorf("remote = %v", s)
+	}
+	if h, _ := s["headers"].(map[string]any); len(h) != 2 || h["X-Team"] == nil {
+		t.Errorf("remote headers = %v", s["headers"])
+	}
+	wantContains(t, "project file", readFile(t, project), "${TOKEN}", "X-Team")
+
+	e.must(exitOK, "mcp", "add", "ws", "--url", "ws://127.0.0.1:9/mcp", "--transport", "websocket")
+	if s := e.getServer("ws"); s["transport"] != "websocket" {
+		t.Errorf("ws = %v", s)
+	}
+	e.must(exitOK, "mcp", "add", "sse", "--url", "http://127.0.0.1:9/sse", "--transport", "sse")
+	if s := e.getServer("sse"); s["transport"] != "sse" {
+		t.Errorf("sse = %v", s)
+	}
+
+	r = e.must(exitOK, "mcp", "add", "everywhere", "--scope", "global", "--command", "g")
+	wantContains(t, "stdout", r.stdout, global)
+	wantNotContains(t, "stdout", r.stdout, "trust")
+	if s := e.getServer("everywhere"); s["source"] != global || s["untrusted"] != false {
+		t.Errorf("everywhere = %v", s)
+	}
+	wantNotContains(t, "project file", readFile(t, project), "everywhere")
+
+	e.must(exitOK, "mcp", "add", "off", "--command", "x", "--disabled")
+	if s := e.getServer("off"); s["enabled"] != false {
+		t.Errorf("off = %v", s)
+	}
+
+	// An existing id is refused unless replaced.
+	r = e.must(exitUsage, "mcp", "add", "flags", "--command", "other")
+	wantContains(t, "stderr", r.stderr, `"flags"`, "already exists", project)
+	if s := e.getServer("flags"); s["command"] != "srv" {
+		t.Errorf("a refused add changed the entry: %v", s)
+	}
+	e.must(exitOK, "mcp", "add", "flags", "--command", "other", "--replace")
+	if s := e.getServer("flags"); s["command"] != "other" || s["args"] != nil {
+		t.Errorf("replaced flags = %v", s)
+	}
+}
+
+func TestMCPAddRefusesInvalidEntries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.must(exitOK, "mcp", "add", "keep", "--command", "x")
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	before := readFile(t, project)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"x"}, []string{"--command", "--url"}},
+		{[]string{"x", "--command", "a", "--url", "http://h"}, []string{"exactly one"}},
+		{[]string{"x", "--command", "a", "--", "b"}, []string{"not both"}},
+		{[]string{"x", "extra"}, []string{"--"}},
+		{[]string{"bad id", "--command", "a"}, []string{"bad id", "a-zA-Z0-9"}},
+		{[]string{"x", "--url", "ftp://h/"}, []string{"ftp", "http://"}},
+		{[]string{"x", "--url", "http://h/", "--transport", "carrier-pigeon"}, []string{"carrier-pigeon", "stdio, sse, http or websocket"}},
+		{[]string{"x", "--command", "a", "--transport", "websocket"}, []string{"url"}},
+		{[]string{"x", "--command", "a", "--startup-timeout", "-1s"}, []string{"startup_timeout", "positive"}},
+		{[]string{"x", "--command", "a", "--request-timeout", "soon"}, []string{"request_timeout", "soon"}},
+		{[]string{"x", "--command", "a", "--env", "NOVALUE"}, []string{"--env", "KEY=VALUE"}},
+		{[]string{"x", "--url", "http://h/", "--header", "=v"}, []string{"--header", "KEY=VALUE"}},
+		{[]string{"x", "--command", "a", "--header", "A=b"}, []string{"--header", "--url"}},
+		{[]string{"x", "--url", "http://h/", "--env", "A=b"}, []string{"--env", "--command"}},
+		{[]string{"x", "--command", "a", "--scope", "effective"}, []string{"read only"}},
+		{[]string{"x", "--command", "a", "--scope", "nowhere"}, []string{"nowhere", "project or global"}},
+		{[]string{"x", "--command", "${"}, []string{"command"}},
+	} {
+		r := e.run(append([]string{"mcp", "add"}, tc.args...)...)
+		if r.code != exitUsage {
+			t.Errorf("want exit 2:\n%s", r)
+			continue
+		}
+		wantContains(t, "stderr of mcp add "+strings.Join(tc.args, " "), r.stderr, tc.want...)
+	}
+	if after := readFile(t, project); after != before {
+		t.Errorf("refused adds changed the project file:\n%s", after)
+	}
+	if _, err := os.Stat(filepath.Join(e.global, "config.yaml")); err == nil {
+		t.Errorf("refused adds created the global file")
+	}
+}
+
+func TestMCPListScopes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	global := filepath.Join(e.global, "config.yaml")
+	e.must(exitOK, "mcp", "add", "g", "--scope", "global", "--command", "gcmd")
+	e.must(exitOK, "mcp", "add", "p", "--command", "pcmd", "--arg", "a1")
+
+	eff := e.listServers()
+	if len(eff) != 2 || eff["g"]["source"] != global || eff["p"]["source"] != project || eff["p"]["untrusted"] != true {
+		t.Errorf("effective = %v", eff)
+	}
+	if p := e.listServers("--scope", "project"); len(p) != 1 || p["p"] == nil {
+		t.Errorf("project = %v", p)
+	}
+	if g := e.listServers("--scope", "global"); len(g) != 1 || g["g"] == nil {
+		t.Errorf("global = %v", g)
+	}
+
+	r := e.must(exitOK, "mcp", "list")
+	wantContains(t, "mcp list", r.stdout, "SOURCE", global, project, "pcmd a1", "untrusted", "mcphost trust")
+	r = e.must(exitOK, "mcp", "list", "--scope", "global")
+	wantContains(t, "mcp list --scope global", r.stdout, "gcmd", global)
+	wantNotContains(t, "mcp list --scope global", r.stdout, "pcmd")
+	r = e.must(exitOK, "mcp", "list", "--scope", "project")
+	wantNotContains(t, "mcp list --scope project", r.stdout, "gcmd")
+	e.must(exitUsage, "mcp", "list", "--scope", "nowhere")
+
+	// --config and MCPHOST_* variables are part of the effective view.
+	cfg := e.configFile(map[string]any{"c": map[string]any{"command": "ccmd"}})
+	e.environ = []string{"MCPHOST_SERVERS__ENVSRV__COMMAND=ecmd"}
+	eff = e.listServers("--config", cfg)
+	if eff["c"]["source"] != cfg || eff["envsrv"]["source"] != "env" || eff["c"]["untrusted"] != false {
+		t.Errorf("effective with --config and env = %v", eff)
+	}
+
+	// A broken entry is listed with its error; the others still are.
+	writeFile(t, filepath.Join(e.global, "config.yaml"), "servers:\n  g:\n    command: gcmd\n  broken:\n    url: ftp://x\n")
+	r = e.must(exitOK, "mcp", "list")
+	wantContains(t, "mcp list", r.stdout, "broken", "error:", "ftp", "gcmd")
+}
+
+// Secret values (env and headers) never appear in any output.
+func TestSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const envSecret, headerSecret, varSecret = "env-s3cr3t-value", "hdr-s3cr3t-value", "var-s3cr3t-value"
+	e.environ = []string{"API_TOKEN=" + varSecret}
+	var outputs []result
+	add := func(args ...string) {
+		outputs = append(outputs, e.must(exitOK, append([]string{"mcp", "add"}, args...)...))
+	}
+	add("local", "--command", "srv", "--env", "TOKEN="+envSecret, "--env", "FROM_VAR=${API_TOKEN}")
+	add("remote", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer "+headerSecret, "--header", "X-Key=${API_TOKEN}", "--scope", "global")
+	cfg := e.configFile(map[string]any{"ts": testServer(t), "ts-env": map[string]any{
+		"command": hosttest.BuildTestServer(t), "env": map[string]any{"TOKEN": envSecret},
+	}})
+	for _, args := range [][]string{
+		{"mcp", "get", "local"}, {"mcp", "get", "local", "--json"},
+		{"mcp", "get", "remote"}, {"mcp", "get", "remote", "--json"},
+		{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "list", "--scope", "global", "--json"},
+		{"--config", cfg, "mcp", "get", "ts-env"}, {"--config", cfg, "mcp", "test", "ts-env"},
+		{"--config", cfg, "--log-level", "trace", "servers", "--json"},
+		{"--config", cfg, "--log-level", "trace", "servers"},
+	} {
+		r := e.run(args...)
+		if r.code != exitOK {
+			t.Errorf("want exit 0:\n%s", r)
+		}
+		outputs = append(outputs, r)
+	}
+	// A refused entry does not echo the value either.
+	outputs = append(outputs, e.must(exitUsage, "mcp", "add", "x", "--command", "a", "--env", "TOKEN"+envSecret))
+	outputs = append(outputs, e.must(exitUsage, "mcp", "add", "x", "--url", "https://h/", "--header", "A=${BAD"+headerSecret))
+
+	for _, r := range outputs {
+		for _, secret := range []string{envSecret, headerSecret, varSecret} {
+			if strings.Contains(r.stdout, secret) || strings.Contains(r.stderr, secret) {
+				t.Errorf("secret %q printed:\n%s", secret, r)
+			}
+		}
+	}
+	// The keys are shown, masked.
+	s := e.getServer("local")
+	if env, _ := s["env"].(map[string]any); env["TOKEN"] != "***" || env["FROM_VAR"] != "***" {
+		t.Errorf("local env = %v", s["env"])
+	}
+	s = e.getServer("remote")
+	if h, _ := s["headers"].(map[string]any); h["Authorization"] != "***" || h["X-Key"] != "***" {
+		t.Errorf("remote headers = %v", s["headers"])
+	}
+	r := e.must(exitOK, "mcp", "get", "remote")
+	wantContains(t, "mcp get", r.stdout, "Authorization", "X-Key", "***")
+}
+
+func TestMCPGetUnknown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.must(exitUsage, "mcp", "get", "nope")
+	wantContains(t, "stderr", r.stderr, `"nope"`, "mcphost mcp list")
+	r = e.must(exitUsage, "mcp", "test", "nope")
+	wantContains(t, "stderr", r.stderr, `"nope"`, "mcphost mcp list")
+}
+
+func TestMCPRemove(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	global := filepath.Join(e.global, "config.yaml")
+	e.must(exitOK, "mcp", "add", "a", "--command", "x")
+	e.must(exitOK, "mcp", "add", "b", "--command", "y")
+	e.must(exitOK, "mcp", "add", "g", "--command", "z", "--scope", "global")
+
+	r := e.must(exitOK, "mcp", "remove", "a")
+	wantContains(t, "stdout", r.stdout, `removed server "a"`, project)
+	if l := e.listServers(); l["a"] != nil || l["b"] == nil || l["g"] == nil {
+		t.Errorf("after remove a: %v", l)
+	}
+	r = e.must(exitUsage, "mcp", "remove", "a")
+	wantContains(t, "stderr", r.stderr, `"a"`, project)
+	// g is in the global file, not in the project file: the message says where.
+	r = e.must(exitUsage, "mcp", "remove", "g")
+	wantContains(t, "stderr", r.stderr, `"g"`, project)
+	r = e.must(exitOK, "mcp", "remove", "g", "--scope", "global")
+	wantContains(t, "stdout", r.stdout, global)
+	if l := e.listServers(); l["g"] != nil {
+		t.Errorf("after remove g: %v", l)
+	}
+	e.must(exitUsage, "mcp", "remove", "b", "--scope", "effective")
+}
+
+func TestMCPEnableDisable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	global := filepath.Join(e.global, "config.yaml")
+	ts := hosttest.BuildTestServer(t)
+	e.must(exitOK, "mcp", "add", "p", "--command", "x")
+	e.must(exitOK, "mcp", "add", "g", "--scope", "global", "--command", ts)
+
+	r := e.must(exitOK, "mcp", "disable", "p")
+	wantContains(t, "stdout", r.stdout, `disabled server "p"`, project)
+	if l := e.listServers(); l["p"]["enabled"] != false {
+		t.Errorf("p after disable: %v", l["p"])
+	}
+	e.must(exitOK, "mcp", "enable", "p")
+	if l := e.listServers(); l["p"]["enabled"] != true {
+		t.Errorf("p after enable: %v", l["p"])
+	}
+
+	// The global server is ready before, and disabled from the project
+	// scope without copying it and without touching the global file.
+	globalBefore := readFile(t, global)
+	servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
+	if st := stateOf(servers, "g"); st != "ready" {
+		t.Errorf("g before disable: %v", servers)
+	}
+	r = e.must(exitOK, "mcp", "disable", "g")
+	wantContains(t, "stdout", r.stdout, `disabled server "g"`, project)
+	if got := readFile(t, global); got != globalBefore {
+		t.Errorf("disabling from the project changed the global file:\n%s", got)
+	}
+	if l := e.listServers(); l["g"]["enabled"] != false || l["g"]["source"] != project || l["g"]["command"] != ts {
+		t.Errorf("g after project disable: %v", l["g"])
+	}
+	if l := e.listServers("--scope", "global"); l["g"]["enabled"] != true {
+		t.Errorf("g in the global scope: %v", l["g"])
+	}
+	// An override that only disables needs no trust.
+	servers = decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
+	if st := stateOf(servers, "g"); st != "disabled" {
+		t.Errorf("g after disable: %v", servers)
+	}
+
+	// Enabling it again from the project writes "enabled: true" there, which
+	// needs trust: the command says so.
+	r = e.must(exitOK, "mcp", "enable", "g")
+	wantContains(t, "stdout", r.stdout, `enabled server "g"`, project, "mcphost trust")
+
+	r = e.must(exitUsage, "mcp", "disable", "nope")
+	wantContains(t, "stderr", r.stderr, `"nope"`)
+	r = e.must(exitUsage, "mcp", "disable", "p", "--scope", "global")
+	wantContains(t, "stderr", r.stderr, `"p"`)
+}
+
+func stateOf(servers []map[string]any, id string) any {
+	for _, s := range servers {
+		if s["id"] == id {
+			return s["state"]
+		}
+	}
+	return nil
+}
+
+func TestMCPTest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{
+		"ts":  testServer(t),
+		"bad": brokenServer(t),
+		"off": map[string]any{"command": hosttest.BuildTestServer(t), "enabled": false},
+		"die": testServer(t, "-crash-at-start"),
+	})
+	r := e.must(exitOK, "--config", cfg, "mcp", "test", "ts")
+	wantContains(t, "mcp test ts", r.stdout, "testing ts", "connect + initialize + lists: ", "testserver 1.0.0", "tools: ", "mcp__ts__echo", "mcp__ts__slow", "OK")
+
+	r = e.must(exitFailure, "--config", cfg, "mcp", "test", "bad")
+	wantContains(t, "stdout", r.stdout, "FAIL", "no-such-server")
+	wantContains(t, "stderr", r.stderr, "bad", "no-such-server")
+
+	r = e.must(exitFailure, "--config", cfg, "mcp", "test", "die")
+	wantContains(t, "stdout", r.stdout, "FAIL", "crashing at start")
+
+	r = e.must(exitOK, "--config", cfg, "mcp", "test", "off")
+	wantContains(t, "stdout", r.stdout, "disabled", "OK")
+}
+
+func TestTrust(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := writeFile(t, filepath.Join(e.work, ".mcphost.yaml"), configJSON(t, map[string]any{"proj": testServer(t)}))
+
+	untrusted := func(when string) {
+		t.Helper()
+		servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
+		if len(servers) != 1 || servers[0]["state"] != "untrusted" {
+			t.Fatalf("%s: %v, want proj untrusted", when, servers)
+		}
+		wantContains(t, "error", servers[0]["error"].(string), "mcphost trust", e.work)
+		r := e.must(exitUsage, "call", "proj:echo", "--args", `{"text":"x"}`)
+		wantContains(t, "stderr", r.stderr, "mcphost trust")
+	}
+	ready := func(when string) {
+		t.Helper()
+		servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
+		if len(servers) != 1 || servers[0]["state"] != "ready" {
+			t.Fatalf("%s: %v, want proj ready", when, servers)
+		}
+	}
+
+	untrusted("before trust")
+	r := e.must(exitUsage, "mcp", "test", "proj")
+	wantContains(t, "stderr", r.stderr, "mcphost trust")
+	r = e.must(exitOK, "trust", e.work)
+	wantContains(t, "stdout", r.stdout, e.work)
+	ready("after trust")
+	r = e.must(exitOK, "call", "proj:echo", "--args", `{"text":"trusted"}`)
+	wantContains(t, "stdout", r.stdout, "trusted")
+
+	// Editing the file makes the project untrusted again.
+	if err := os.WriteFile(project, []byte(readFile(t, project)+"# edited\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	untrusted("after an edit")
+	// Without an argument, trust takes the project directory.
+	e.must(exitOK, "trust")
+	ready("after trusting again")
+
+	// Adding a .mcp.json is a change too.
+	writeFile(t, filepath.Join(e.work, ".mcp.json"), `{"mcpServers": {}}`)
+	untrusted("after adding .mcp.json")
+
+	// A --config file is trusted: the same server from it starts.
+	cfg := e.configFile(map[string]any{"explicit": testServer(t)})
+	servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "--config", cfg, "servers", "--json"))
+	if stateOf(servers, "explicit") != "ready" || stateOf(servers, "proj") != "untrusted" {
+		t.Errorf("with --config: %v", servers)
+	}
+
+	r = e.must(exitUsage, "trust", filepath.Join(e.work, "missing"))
+	wantContains(t, "stderr", r.stderr, "missing", "not a directory")
+}

@@ -1,0 +1,166 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcphost/mcphost/host/hosttest"
+)
+
+// buildMCPHost builds the mcphost binary into a temporary directory.
+func buildMCPHost(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcphost")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goBin, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// procStat returns the state letter and parent pid of pid from /proc, or
+// ok=false when there is no such process.
+func procStat(pid int) (state byte, ppid int, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid ...; comm may contain spaces and ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 2 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[0][0], ppid, true
+}
+
+// alive reports whether pid is a running (not zombie) process whose command
+// line contains exe, so that a reused pid does not count.
+func alive(pid int, exe string) bool {
+	state, _, ok := procStat(pid)
+	if !ok || state == 'Z' || state == 'X' {
+		return false
+	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && bytes.Contains(cmdline, []byte(exe))
+}
+
+// mcphost exiting never leaves a server process behind: SIGTERM during a
+// call to a server that ignores stdin EOF and has a grandchild ends mcphost
+// gracefully, and the server and its grandchild are gone afterwards.
+func TestSIGTERMLeavesNoServerBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the mcphost binary")
+	}
+	t.Parallel()
+	bin := buildMCPHost(t)
+	ts := hosttest.BuildTestServer(t)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	cfg := writeFile(t, filepath.Join(dir, "mcphost.json"), configJSON(t, map[string]any{
+		"ts": map[string]any{"command": ts, "args": []string{"-spawn-child", "-ignore-stdin-eof", "-child-pid-file", pidFile}},
+	}))
+	home := t.TempDir()
+
+	cmd := exec.Command(bin, "--config", cfg, "--log-level", "info", "call", "ts:slow", "--args", `{"ms":600000}`)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// Wait until the server has started its grandchild and mcphost is
+	// connected (the call follows at once).
+	var childPID int
+	deadline := time.Now().Add(failAfter)
+	for {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			childPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if childPID > 0 && strings.Contains(stderr.String(), "connected") {
+			break
+		}
+		select {
+		case err := <-done:
+			exited = true
+			t.Fatalf("mcphost exited before the signal (%v):\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start within %s:\nstderr:\n%s", failAfter, stderr.String())
+		}
+	}
+	_, serverPID, ok := procStat(childPID)
+	if !ok || !alive(serverPID, ts) || !alive(childPID, ts) {
+		t.Fatalf("server %d and grandchild %d should be running", serverPID, childPID)
+	}
+	// If the test fails, do not leave the processes it started behind.
+	t.Cleanup(func() {
+		if alive(serverPID, ts) {
+			_ = syscall.Kill(-serverPID, syscall.SIGKILL)
+		}
+		if alive(childPID, ts) {
+			_ = syscall.Kill(childPID, syscall.SIGKILL)
+		}
+	})
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		exited = true
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("wait: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("mcphost still running 15s after SIGTERM:\nstderr:\n%s", stderr.String())
+	}
+	if ps := cmd.ProcessState; !ps.Exited() || ps.ExitCode() != exitFailure {
+		t.Errorf("mcphost ended with %v, want exit status 1 (a handled signal):\nstderr:\n%s", ps, stderr.String())
+	}
+	wantContains(t, "stderr", stderr.String(), "interrupted")
+	if stdout.String() != "" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+
+	deadline = time.Now().Add(15 * time.Second)
+	for alive(serverPID, ts) || alive(childPID, ts) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after mcphost exited: server %d alive %v, grandchild %d alive %v",
+				serverPID, alive(serverPID, ts), childPID, alive(childPID, ts))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

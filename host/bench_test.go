@@ -1,0 +1,180 @@
+package host_test
+
+// What the host adds to a tool call: the same Go stdio test server
+// (hosttest.BuildTestServer) called through Host.CallTool ("host") and
+// through a bare go-sdk ClientSession over mcp.CommandTransport ("bare"),
+// at the protocol version the host negotiates. "transport" is the bare
+// go-sdk client over mcphost's own stdio transport (transports.New), which
+// splits the difference into transport and host layers.
+//
+//	go test -run='^$' -bench=CallTool -benchtime=3000x -count=5 ./host/
+//
+// The Parallel variants run 8 goroutines per GOMAXPROCS on one session.
+
+import (
+	"context"
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/transports"
+)
+
+const benchParallelism = 8
+
+// benchCaller makes one echo call and checks its answer.
+type benchCaller func(ctx context.Context) error
+
+func benchServerConfig(b *testing.B) *config.Server {
+	return &config.Server{ID: "bench", Transport: config.TransportStdio, Command: hosttest.BuildTestServer(b), Enabled: true}
+}
+
+// benchHost starts a host with the test server and returns a caller of its
+// echo tool by public name.
+func benchHost(b *testing.B) benchCaller {
+	h, err := host.New(&config.Config{Servers: []*config.Server{benchServerConfig(b)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close(context.Background()) })
+	if err := h.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	st := h.Status()[0]
+	if st.State != host.StateReady {
+		b.Fatalf("bench server: %s (%s)", st.State, st.Error)
+	}
+	var name string
+	for _, t := range h.Tools() {
+		if t.Tool == "echo" {
+			name = t.Name
+		}
+	}
+	if name == "" {
+		b.Fatal("no echo tool")
+	}
+	return func(ctx context.Context) error {
+		res, err := h.CallTool(ctx, name, map[string]any{"text": "hello"})
+		return checkEcho(res, err)
+	}
+}
+
+// benchSession returns a caller over a bare go-sdk client session on t,
+// pinned to version.
+func benchSession(b *testing.B, t mcp.Transport, version string) benchCaller {
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
+		Connect(context.Background(), t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		b.Fatalf("bare session negotiated %s, host %s", got, version)
+	}
+	return func(ctx context.Context) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+		return checkEcho(res, err)
+	}
+}
+
+var errBadEcho = &benchError{"echo returned something else than its text"}
+
+type benchError struct{ s string }
+
+func (e *benchError) Error() string { return e.s }
+
+func checkEcho(res *mcp.CallToolResult, err error) error {
+	if err != nil {
+		return err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return errBadEcho
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != "hello" {
+		return errBadEcho
+	}
+	return nil
+}
+
+// hostVersion is the protocol version the host negotiates with the test
+// server, found once.
+var hostVersion struct {
+	once    sync.Once
+	version string
+}
+
+// benchVariants builds the caller of a variant. The bare ones use the
+// protocol version the host negotiates.
+func benchVariants(b *testing.B, variant string) benchCaller {
+	if variant == "host" {
+		return benchHost(b)
+	}
+	hostVersion.once.Do(func() {
+		h, err := host.New(&config.Config{Servers: []*config.Server{benchServerConfig(b)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close(context.Background())
+		if err := h.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		hostVersion.version = h.Status()[0].ProtocolVersion
+	})
+	version := hostVersion.version
+	if version == "" {
+		b.Fatal("the host did not negotiate a protocol version with the test server")
+	}
+	switch variant {
+	case "bare":
+		return benchSession(b, &mcp.CommandTransport{Command: exec.Command(hosttest.BuildTestServer(b))}, version)
+	case "transport":
+		tr, err := transports.New(benchServerConfig(b), transports.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return benchSession(b, tr, version)
+	}
+	b.Fatalf("unknown variant %q", variant)
+	return nil
+}
+
+func BenchmarkCallTool(b *testing.B) {
+	for _, variant := range []string{"host", "bare", "transport"} {
+		b.Run(variant, func(b *testing.B) {
+			call := benchVariants(b, variant)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := call(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkCallToolParallel(b *testing.B) {
+	for _, variant := range []string{"host", "bare", "transport"} {
+		b.Run(variant, func(b *testing.B) {
+			call := benchVariants(b, variant)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetParallelism(benchParallelism)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := call(ctx); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
