@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,6 +132,9 @@ ${VAR} references, expanded when the server starts; they are never printed.`,
 				return &exitError{code: exitUsage, err: err}
 			}
 			path, err := config.AddServer(a.loadOptions(), scope, e, replace)
+			if errors.Is(err, config.ErrServerExists) {
+				return usageError("%v\npass --replace to overwrite it", err)
+			}
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}

@@ -123,8 +123,12 @@ func (e ServerEntry) fields() map[string]any {
 // are checked for syntax only (the variables need not be set now), and a
 // url holding a reference is checked when it is loaded.
 func (e ServerEntry) Validate() error {
-	return e.validate("entry")
+	return e.validate("new entry")
 }
+
+// ErrServerExists is wrapped by AddServer's error when the id is already in
+// the file and replace was not asked for.
+var ErrServerExists = errors.New("server already exists")
 
 func (e ServerEntry) validate(source string) error {
 	l := &layer{kind: kindExplicit, source: source, servers: map[string]*layerEntry{}}
@@ -302,7 +306,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
 	}
 	exists := func() error {
-		return fmt.Errorf("config: %s: server %q already exists (remove it first, or replace it)", path, entry.ID)
+		return fmt.Errorf("config: %s: server %q: %w (remove it first, or replace it)", path, entry.ID, ErrServerExists)
 	}
 	err = editFile(path, fileEdit{
 		kind: scopeKind(scope),

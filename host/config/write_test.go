@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,7 +76,10 @@ func TestAddServerYAMLKeepsComments(t *testing.T) {
 
 	// An existing id: an error unless replace.
 	_, err = AddServer(e.opts(), ScopeProject, ServerEntry{ID: "memory", Command: "other"}, false)
-	wantErrContains(t, err, p, `server "memory" already exists`)
+	wantErrContains(t, err, p, `server "memory": server already exists`)
+	if !errors.Is(err, ErrServerExists) {
+		t.Errorf("error %v does not wrap ErrServerExists", err)
+	}
 	if _, err = AddServer(e.opts(), ScopeProject, ServerEntry{ID: "memory", Command: "other"}, true); err != nil {
 		t.Fatal(err)
 	}
