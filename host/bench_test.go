@@ -10,18 +10,24 @@ package host_test
 //	go test -run='^$' -bench=CallTool -benchtime=3000x -count=5 ./host/
 //
 // The Parallel variants run 8 goroutines per GOMAXPROCS on one session.
+// Besides ns/op (latency, dominated by the wake-ups of two processes and
+// noisy on a shared machine) each reports cpu-ns/op: the CPU time the client
+// side used per call, which is where the host's own cost shows.
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/transports"
 )
 
@@ -64,11 +70,11 @@ func benchHost(b *testing.B) benchCaller {
 	}
 }
 
-// benchSession returns a caller over a bare go-sdk client session on t,
+// benchSession returns a caller over a bare go-sdk client session on tr,
 // pinned to version.
-func benchSession(b *testing.B, t mcp.Transport, version string) benchCaller {
+func benchSession(b *testing.B, tr mcp.Transport, version string) benchCaller {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
-		Connect(context.Background(), t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,11 +88,7 @@ func benchSession(b *testing.B, t mcp.Transport, version string) benchCaller {
 	}
 }
 
-var errBadEcho = &benchError{"echo returned something else than its text"}
-
-type benchError struct{ s string }
-
-func (e *benchError) Error() string { return e.s }
+var errBadEcho = errors.New("echo returned something else than its text")
 
 func checkEcho(res *mcp.CallToolResult, err error) error {
 	if err != nil {
@@ -143,6 +145,16 @@ func benchVariants(b *testing.B, variant string) benchCaller {
 	return nil
 }
 
+// reportCPU reports the CPU time this process (the client side: host or
+// bare session, not the server) used per call since start. Unlike ns/op,
+// which is mostly the wake-ups of two processes, it shows what the host
+// layer costs.
+func reportCPU(b *testing.B, start time.Duration) {
+	if cpu := testenv.CPUTime() - start; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
 func BenchmarkCallTool(b *testing.B) {
 	for _, variant := range []string{"host", "bare", "transport"} {
 		b.Run(variant, func(b *testing.B) {
@@ -150,11 +162,13 @@ func BenchmarkCallTool(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := testenv.CPUTime()
 			for range b.N {
 				if err := call(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -167,6 +181,7 @@ func BenchmarkCallToolParallel(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(benchParallelism)
 			b.ResetTimer()
+			cpu := testenv.CPUTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if err := call(ctx); err != nil {
@@ -175,6 +190,7 @@ func BenchmarkCallToolParallel(b *testing.B) {
 					}
 				}
 			})
+			reportCPU(b, cpu)
 		})
 	}
 }

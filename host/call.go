@@ -23,8 +23,14 @@ func WithTimeout(d time.Duration) CallOption {
 	return func(o *callOptions) { o.timeout = d }
 }
 
+// progressGrace is how long a call's progress token stays routed after the
+// call returned.
+const progressGrace = time.Second
+
 // WithProgress asks the server for progress notifications and delivers them
-// to fn, from the session's goroutine: fn must not block.
+// to fn, from the session's goroutine: fn must not block. A notification the
+// server sent just before its result may reach fn shortly (up to a second)
+// after CallTool returned.
 func WithProgress(fn func(Progress)) CallOption {
 	return func(o *callOptions) { o.progress = fn }
 }
@@ -66,7 +72,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	}
 	if o.progress != nil {
 		token, release := h.registerProgress(o.progress)
-		defer release()
+		// go-sdk hands notifications to handlers through a queue but
+		// responses straight to the caller, so progress sent just before
+		// the result can be handled after CallTool returns: keep the token
+		// routed for a moment longer.
+		defer time.AfterFunc(progressGrace, release)
 		params.SetProgressToken(token)
 	}
 	res, err := sess.CallTool(callCtx, params)

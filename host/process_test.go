@@ -501,3 +501,38 @@ func TestProcessEnvAndCwd(t *testing.T) {
 		t.Errorf("cwd = %q, want %q", got, dir)
 	}
 }
+
+// TestStartListsEveryReadyServer: after Start, Tools has the tools of every
+// ready server. Servers connect in parallel and each rebuilds the registry;
+// unserialised rebuilds could store an older result last and lose a
+// server's tools (with 8 servers, about once in 100 starts before the fix).
+func TestStartListsEveryReadyServer(t *testing.T) {
+	const servers, starts = 8, 150
+	for i := range starts {
+		var opts []host.Option
+		for j := range servers {
+			id := fmt.Sprintf("s%d", j)
+			opts = append(opts, host.WithInProcessServer(id, newToolServer(id, "echo")))
+		}
+		h, err := host.New(&config.Config{}, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Start(testContext(t)); err != nil {
+			t.Fatal(err)
+		}
+		var ready int
+		for _, st := range h.Status() {
+			if st.State == host.StateReady {
+				ready++
+			}
+		}
+		n := len(h.Tools())
+		if err := h.Close(testContext(t)); err != nil {
+			t.Fatal(err)
+		}
+		if ready != servers || n != servers {
+			t.Fatalf("start %d: %d servers ready, %d tools listed; want %d and %d", i, ready, n, servers, servers)
+		}
+	}
+}

@@ -12,13 +12,16 @@ import (
 // pure function of the set of tools present: the same tools always get the
 // same names.
 type registry struct {
-	mu     sync.RWMutex
-	tools  []Tool           // sorted by public name
-	byName map[string]*Tool // public name -> tool
+	rebuildMu sync.Mutex // serialises rebuilds: an older result must not overwrite a newer one
+	mu        sync.RWMutex
+	tools     []Tool           // sorted by public name
+	byName    map[string]*Tool // public name -> tool
 }
 
 // rebuildRegistry recomputes every public name from the ready servers' tools.
 func (h *Host) rebuildRegistry() {
+	h.registry.rebuildMu.Lock()
+	defer h.registry.rebuildMu.Unlock()
 	type entry struct {
 		key  naming.Key
 		tool Tool

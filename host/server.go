@@ -161,7 +161,7 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.mu.Lock()
 	s.transport = t
 	s.mu.Unlock()
-	sess, err := s.h.newClient(s).Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	sess, err := s.connectBounded(ctx, t, version)
 	if err == nil || version != "" || ctx.Err() != nil {
 		return sess, err
 	}
@@ -176,11 +176,40 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.mu.Lock()
 	s.transport = t
 	s.mu.Unlock()
-	sess, err2 := s.h.newClient(s).Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: fallbackProtocolVersion})
+	sess, err2 := s.connectBounded(ctx, t, fallbackProtocolVersion)
 	if err2 != nil {
 		return nil, err2
 	}
 	return sess, nil
+}
+
+// connectBounded runs go-sdk's Connect but returns as soon as ctx ends.
+// When the deadline passes mid-handshake, Connect closes its half-made
+// session, and that close waits (up to 5 s) for the notifications/cancelled
+// it sends to a server that is not answering: the startup_timeout would be
+// overrun. The late result is closed in the background instead.
+func (s *server) connectBounded(ctx context.Context, t mcp.Transport, version string) (*mcp.ClientSession, error) {
+	type result struct {
+		sess *mcp.ClientSession
+		err  error
+	}
+	done := make(chan result, 1)
+	client := s.h.newClient(s)
+	go func() {
+		sess, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		done <- result{sess, err}
+	}()
+	select {
+	case r := <-done:
+		return r.sess, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.sess != nil {
+				_ = r.sess.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // watch notices a session that ends while the host still wants it.

@@ -62,12 +62,20 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 			// Progress redraws one line with \r and an escape sequence:
 			// only on a terminal, never into a file or a pipe.
 			showProgress := a.isTerminal(a.stderr)
+			callDone := false // under termMu: late progress must not redraw
 			if showProgress {
-				opts = append(opts, host.WithProgress(a.printProgress))
+				opts = append(opts, host.WithProgress(func(p host.Progress) {
+					a.termMu.Lock()
+					defer a.termMu.Unlock()
+					if !callDone {
+						fmt.Fprintf(a.stderr, "\r\033[K%s", progressLine(p))
+					}
+				}))
 			}
 			res, err := h.CallTool(cmd.Context(), name, args, opts...)
 			if showProgress {
 				a.termMu.Lock()
+				callDone = true
 				fmt.Fprint(a.stderr, "\r\033[K")
 				a.termMu.Unlock()
 			}
@@ -93,9 +101,8 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 	return cmd
 }
 
-func (a *app) printProgress(p host.Progress) {
-	a.termMu.Lock()
-	defer a.termMu.Unlock()
+// progressLine is one line of progress: server, percentage or count, message.
+func progressLine(p host.Progress) string {
 	line := fmt.Sprintf("%s: %g", p.Server, p.Progress)
 	if p.Total > 0 {
 		line = fmt.Sprintf("%s: %3.0f%%", p.Server, 100*p.Progress/p.Total)
@@ -103,7 +110,7 @@ func (a *app) printProgress(p host.Progress) {
 	if p.Message != "" {
 		line += " " + p.Message
 	}
-	fmt.Fprintf(a.stderr, "\r\033[K%s", oneLine(line, 100))
+	return oneLine(line, 100)
 }
 
 // readArgs parses the --args value: inline JSON, @file or - (stdin).

@@ -88,13 +88,18 @@ func (a *app) runDemo(ctx context.Context) error {
 	}
 
 	n.say("Progress notifications from a slow tool (every call has a deadline)")
-	updates := 0
-	if res, err := call("slow", map[string]any{"duration_ms": 600}, host.WithProgress(func(p host.Progress) {
-		updates++
+	slowDone := false // under termMu: progress that arrives late is not printed
+	res, err := call("slow", map[string]any{"duration_ms": 600}, host.WithProgress(func(p host.Progress) {
 		a.termMu.Lock()
-		fmt.Fprintf(a.stdout, "  progress %.0f/%.0f %s\n", p.Progress, p.Total, p.Message)
-		a.termMu.Unlock()
-	})); err == nil {
+		defer a.termMu.Unlock()
+		if !slowDone {
+			fmt.Fprintf(a.stdout, "  progress %.0f/%.0f %s\n", p.Progress, p.Total, p.Message)
+		}
+	}))
+	a.termMu.Lock()
+	slowDone = true
+	a.termMu.Unlock()
+	if err == nil {
 		printResult(a.stdout, res)
 	}
 

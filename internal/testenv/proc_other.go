@@ -5,6 +5,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"time"
 )
 
 func setProcessGroup(*exec.Cmd) {}
@@ -26,3 +27,6 @@ func ProcessAlive(pid int) bool {
 	p.Release()
 	return true
 }
+
+// CPUTime is not measured here: it returns 0.
+func CPUTime() time.Duration { return 0 }

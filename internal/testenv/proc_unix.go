@@ -5,6 +5,7 @@ package testenv
 import (
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 func setProcessGroup(cmd *exec.Cmd) {
@@ -30,4 +31,13 @@ func ProcessAlive(pid int) bool {
 		return alive
 	}
 	return syscall.Kill(pid, 0) == nil
+}
+
+// CPUTime returns the user plus system CPU time this process has used so far.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -87,7 +87,39 @@ func NPMBin(t testing.TB) string {
 			Missing(t, "testenv: %s not found in %s: run scripts/npm-deps.sh to install the npm test servers (or set %s)", name, dir, EnvNPMBin)
 		}
 	}
+	if err := checkNode(dir); err != nil {
+		Missing(t, "testenv: %v: run scripts/npm-deps.sh to install the npm test servers and Node 22 (or set %s)", err, EnvNPMBin)
+	}
 	return dir
+}
+
+// minNodeMajor is the oldest Node the npm servers and the conformance suite run on.
+const minNodeMajor = 22
+
+var nodeChecks sync.Map // dir -> error (nil when fine)
+
+// checkNode runs dir/node --version once per dir and checks the major version.
+func checkNode(dir string) error {
+	if v, ok := nodeChecks.Load(dir); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, filepath.Join(dir, "node"), "--version").Output()
+		if err != nil {
+			return fmt.Errorf("%s --version: %v", filepath.Join(dir, "node"), err)
+		}
+		v := strings.TrimSpace(string(out))
+		major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+		if n, err := strconv.Atoi(major); err != nil || n < minNodeMajor {
+			return fmt.Errorf("node in %s is %q, need >= %d", dir, v, minNodeMajor)
+		}
+		return nil
+	}()
+	nodeChecks.Store(dir, err)
+	return err
 }
 
 // PathWith returns a PATH value with dir first, followed by the current PATH.
