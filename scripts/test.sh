@@ -31,8 +31,8 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
-step "go test -race ./..."
-go test -race -count=1 -timeout 20m ./...
+step "conformance (official MCP client scenarios)"
+scripts/conformance.sh
 
 # A fixed number of inputs per target (not a duration): a duration-bounded
 # run can end with a spurious "context deadline exceeded" from Go's fuzz
@@ -50,5 +50,6 @@ fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
 fuzz ./internal/elicitform FuzzParse 20000
 
-step "conformance (official MCP client scenarios)"
-scripts/conformance.sh
+# Last, so that its summary closes the run.
+step "go test -race ./..."
+go test -race -count=1 -timeout 20m ./...
