@@ -439,3 +439,63 @@ func TestCloseIsIdempotentAndFailsLaterCalls(t *testing.T) {
 		t.Fatalf("call after Close: %v", err)
 	}
 }
+
+func TestRootsAndSamplingReachHandlers(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "needy", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		caps := req.Session.InitializeParams().Capabilities
+		if caps.RootsV2 == nil && !caps.Roots.ListChanged {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no roots capability"}}}, nil, nil
+		}
+		res, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		var uris []string
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris, ",")}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if req.Session.InitializeParams().Capabilities.Sampling == nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no sampling capability"}}}, nil, nil
+		}
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+			MaxTokens: 10,
+			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "2+2?"}}},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{res.Content}}, nil, nil
+	})
+	cfg := &config.Config{Servers: []*config.Server{{ID: "needy", Enabled: true, ProtocolVersion: "2025-11-25"}}}
+
+	t.Run("not declared without handlers", func(t *testing.T) {
+		h := startHost(t, cfg, host.WithInProcessServer("needy", s))
+		for tool, want := range map[string]string{"needy:roots": "no roots capability", "needy:sample": "no sampling capability"} {
+			res, err := h.CallTool(testContext(t), tool, nil)
+			if err != nil || textOf(t, res) != want {
+				t.Errorf("%s: %q %v, want %q", tool, textOf(t, res), err, want)
+			}
+		}
+	})
+	t.Run("handlers answer", func(t *testing.T) {
+		var sampledFor string
+		h := startHost(t, cfg, host.WithInProcessServer("needy", s),
+			host.WithRoots(&mcp.Root{URI: "file:///project", Name: "project"}),
+			host.WithSamplingHandler(func(_ context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				sampledFor = server
+				return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: "4"}}, nil
+			}))
+		res, err := h.CallTool(testContext(t), "needy:roots", nil)
+		if err != nil || textOf(t, res) != "file:///project" {
+			t.Errorf("roots: %q %v", textOf(t, res), err)
+		}
+		res, err = h.CallTool(testContext(t), "needy:sample", nil)
+		if err != nil || textOf(t, res) != "4" || sampledFor != "needy" {
+			t.Errorf("sampling: %q %v (asked by %q)", textOf(t, res), err, sampledFor)
+		}
+	})
+}
