@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// The hook interfaces. Each step of the pipeline that an organisation may
+// want to own is a stage implementing one or more of them: natively in Go
+// (the built-in defaults) or as a sandboxed WebAssembly plugin (package
+// plugins). The documents are the plugin ABI's (package pdk/abi), so a native
+// stage and a plugin are interchangeable and one conformance kit
+// (plugins/plugintest) runs against both.
+//
+// A stage returns an error only when it could not decide (a plugin error or
+// fault); a deny is an outcome, not an error. What an error does is the
+// chain's business (StageConfig.OnError).
+
+// Stage is what every stage has: a name for logs, audit events and errors.
+type Stage interface {
+	StageName() string
+}
+
+// PolicyStage decides whether a call may go ahead.
+type PolicyStage interface {
+	Stage
+	Policy(ctx context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error)
+}
+
+// FilterStage narrows a server's tool list.
+type FilterStage interface {
+	Stage
+	FilterTools(ctx context.Context, req *abi.FilterToolsRequest) (*abi.FilterToolsResponse, error)
+}
+
+// NameStage gives every tool its public name.
+type NameStage interface {
+	Stage
+	MapNames(ctx context.Context, req *abi.MapNamesRequest) (*abi.MapNamesResponse, error)
+}
+
+// TransformStage rewrites a call's result (truncate, redact, project).
+type TransformStage interface {
+	Stage
+	TransformResult(ctx context.Context, req *abi.TransformResultRequest) (*abi.TransformResultResponse, error)
+}
+
+// AuthStage supplies headers for a server's HTTP transport.
+type AuthStage interface {
+	Stage
+	Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthResponse, error)
+}
+
+// OnError values: what the chain does when a stage fails (error, trap,
+// timeout, out of memory).
+const (
+	// OnErrorDeny: policy denies, filter hides the server's tools,
+	// transform fails the call, auth fails the connect. The default for
+	// every hook but map_names.
+	OnErrorDeny = "deny"
+	// OnErrorAllow: the stage is skipped as if it had allowed / kept /
+	// passed the result through unchanged.
+	OnErrorAllow = "allow"
+	// OnErrorFallback: map_names falls back to the built-in mapping (its
+	// default).
+	OnErrorFallback = "fallback"
+)
+
+// Modes.
+const (
+	// ModeEnforce: the stage's outcome takes effect.
+	ModeEnforce = "enforce"
+	// ModeShadow: the stage runs and its outcome is logged and audited as
+	// what would have happened, but nothing changes.
+	ModeShadow = "shadow"
+)
+
+// StageConfig says where and how a stage runs in the chain.
+type StageConfig struct {
+	// Stage implements one or more of the hook interfaces; Hooks limits
+	// which of them the chain uses (empty: every one it implements).
+	Stage Stage
+	Hooks []abi.Hook
+	// Servers are globs of server ids the stage applies to (empty: all).
+	Servers []string
+	// Mode is ModeEnforce (default) or ModeShadow.
+	Mode string
+	// OnError is OnErrorDeny, OnErrorAllow or OnErrorFallback; empty means
+	// the hook's default.
+	OnError string
+}
+
+// AuditEvent records one decision of one stage.
+type AuditEvent struct {
+	Stage    string        `json:"stage"`
+	Hook     abi.Hook      `json:"hook"`
+	Server   string        `json:"server"`
+	Tool     string        `json:"tool,omitempty"`
+	Outcome  string        `json:"outcome"` // allow, deny, confirm, confirmed, declined, kept N/M, transformed, error...
+	Reason   string        `json:"reason,omitempty"`
+	Shadow   bool          `json:"shadow,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	Err      string        `json:"error,omitempty"`
+}
+
+// ConfirmRequest asks a person (or the embedding agent) to approve a call
+// that a policy answered with "confirm".
+type ConfirmRequest struct {
+	Stage     string
+	Server    string
+	Tool      string
+	Name      string
+	Arguments map[string]any
+	Reason    string
+}
+
+// Confirmer approves or declines a confirm decision. Without one, confirm
+// means deny.
+type Confirmer func(ctx context.Context, req ConfirmRequest) (bool, error)
