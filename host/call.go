@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 // A CallOption adjusts one CallTool call.
@@ -16,6 +18,13 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	timeout  time.Duration
 	progress func(Progress)
+	caller   *abi.Caller
+}
+
+// WithCaller tells policy stages who is calling (a person on the command
+// line, an agent, a gateway client).
+func WithCaller(c abi.Caller) CallOption {
+	return func(o *callOptions) { o.caller = &c }
 }
 
 // WithTimeout overrides the server's request_timeout for this call.
@@ -55,6 +64,18 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 		return nil, h.unknownToolError(name)
 	}
 	s := h.byID[tool.Server]
+	if _, err := s.readySession(); err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	// Policy runs before the request's deadline starts: a confirmation may
+	// wait for a person.
+	args, err := h.applyPolicy(ctx, tool, args, o.caller)
+	if err != nil {
+		return nil, err
+	}
 	sess, err := s.readySession()
 	if err != nil {
 		return nil, err
@@ -67,9 +88,6 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	defer cancel()
 
 	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
-	if args == nil {
-		params.Arguments = map[string]any{}
-	}
 	if o.progress != nil {
 		token, release := h.registerProgress(o.progress)
 		// go-sdk hands notifications to handlers through a queue but
@@ -83,7 +101,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	if err != nil {
 		return nil, s.callError(ctx, callCtx, "tool "+quote(tool.Tool), timeout, err)
 	}
-	return res, nil
+	return h.applyTransforms(callCtx, tool, args, res)
 }
 
 // callError explains why a request failed: the caller cancelled it, it timed

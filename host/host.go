@@ -56,6 +56,7 @@ type Host struct {
 	byID    map[string]*server
 
 	registry registry
+	pipeline *pipeline
 
 	progressMu  sync.Mutex
 	progress    map[string]func(Progress) // progress token -> callback
@@ -80,7 +81,12 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 	if err := mapper.Validate(); err != nil {
 		return nil, fmt.Errorf("host: names: %w", err)
 	}
+	pl, err := newPipeline(o.stages)
+	if err != nil {
+		return nil, err
+	}
 	h := &Host{
+		pipeline: pl,
 		opts:     o,
 		log:      o.logger.Named("host"),
 		mapper:   mapper,

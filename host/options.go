@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/builtin"
 )
 
 // An Option configures a Host in New.
@@ -35,6 +37,10 @@ type options struct {
 	httpClient   *http.Client
 	probeTimeout time.Duration
 	onChange     func(Event)
+	stages       []StageConfig
+	confirmer    Confirmer
+	audit        func(AuditEvent)
+	results      *builtin.ResultStore
 }
 
 func defaultOptions() options {
@@ -110,4 +116,31 @@ func WithDiscoverProbeTimeout(d time.Duration) Option {
 // updates. It is called synchronously: keep it short.
 func WithEvents(fn func(Event)) Option {
 	return func(o *options) { o.onChange = fn }
+}
+
+// WithStages installs pipeline stages (native or plugins) in chain order:
+// policies run in this order and the first deny wins, transforms compose in
+// this order, filters intersect, and the last enforcing name stage names the
+// tools. Calling it again appends.
+func WithStages(stages ...StageConfig) Option {
+	return func(o *options) { o.stages = append(o.stages, stages...) }
+}
+
+// WithConfirmer answers "confirm" decisions of policy stages. Without one, a
+// call that needs a confirmation is denied, saying why.
+func WithConfirmer(c Confirmer) Option {
+	return func(o *options) { o.confirmer = c }
+}
+
+// WithAudit receives every stage decision (stage, hook, outcome, reason,
+// duration). It is called synchronously on the call path: keep it short.
+func WithAudit(fn func(AuditEvent)) Option {
+	return func(o *options) { o.audit = fn }
+}
+
+// WithResultStore makes the full results kept by a truncating stage readable
+// as the resources mcphost://results/<id> (ReadResource, and listed by
+// Resources under the server "mcphost").
+func WithResultStore(store *builtin.ResultStore) Option {
+	return func(o *options) { o.results = store }
 }

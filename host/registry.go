@@ -49,11 +49,15 @@ func (h *Host) rebuildRegistry() {
 		}
 		s.mu.Unlock()
 	}
-	keys := make([]naming.Key, len(entries))
-	for i, e := range entries {
-		keys[i] = e.key
+	keys := make([]naming.Key, 0, len(entries))
+	titles := make(map[naming.Key]string, len(entries))
+	for _, e := range entries {
+		if _, dup := titles[e.key]; !dup {
+			keys = append(keys, e.key)
+		}
+		titles[e.key] = e.tool.Title
 	}
-	names, err := h.mapper.Map(keys)
+	names, err := h.mapNames(keys, titles)
 	if err != nil {
 		// The mapper was validated in New; an error here is a bug, but the
 		// host must keep serving: keep the previous registry.

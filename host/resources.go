@@ -9,18 +9,57 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/builtin"
 )
 
 // Resources lists the resources of one server (serverID != "") or of every
 // ready server, following pagination. It asks the servers afresh.
 func (h *Host) Resources(ctx context.Context, serverID string) ([]Resource, error) {
-	return collect(h, ctx, serverID, (*server).refreshResources, func(s *server) []Resource {
+	if serverID == ResultsServer {
+		return h.storedResults(), nil
+	}
+	res, err := collect(h, ctx, serverID, (*server).refreshResources, func(s *server) []Resource {
 		out := make([]Resource, len(s.resources))
 		for i, r := range s.resources {
 			out[i] = Resource{Server: s.cfg.ID, Resource: r}
 		}
 		return out
 	})
+	if serverID == "" {
+		res = append(res, h.storedResults()...)
+	}
+	return res, err
+}
+
+// ResultsServer is the pseudo-server id under which full results of
+// truncated calls are listed (mcphost://results/<id>).
+const ResultsServer = "mcphost"
+
+func (h *Host) storedResults() []Resource {
+	if h.opts.results == nil {
+		return nil
+	}
+	var out []Resource
+	for _, r := range h.opts.results.List() {
+		out = append(out, Resource{Server: ResultsServer, Resource: &mcp.Resource{
+			URI: builtin.ResultURIPrefix + r.ID, Name: "result-" + r.ID, MIMEType: "application/json",
+			Description: "full result of " + r.Server + ":" + r.Tool,
+		}})
+	}
+	return out
+}
+
+// readStoredResult serves mcphost://results/<id>.
+func (h *Host) readStoredResult(uri string) (*mcp.ReadResourceResult, error) {
+	if h.opts.results != nil {
+		if r, ok := h.opts.results.Get(uri); ok {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+				URI: uri, MIMEType: "application/json", Text: string(r.JSON),
+			}}}, nil
+		}
+	}
+	return nil, fmt.Errorf("host: resource %q: %w: no stored result has that id (results are kept in a bounded store; old ones are dropped)", uri, ErrUnknownResource)
 }
 
 // ResourceTemplates lists resource templates, like Resources.
@@ -54,6 +93,9 @@ func collect[T any](h *Host, ctx context.Context, serverID string,
 // ReadResource reads a resource. With server == "" the server is found from
 // the listed resources, then from the templates whose pattern matches uri.
 func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.ReadResourceResult, error) {
+	if strings.HasPrefix(uri, builtin.ResultURIPrefix) && (serverID == "" || serverID == ResultsServer) {
+		return h.readStoredResult(uri)
+	}
 	if serverID == "" {
 		var err error
 		if serverID, err = h.resourceOwner(uri); err != nil {

@@ -272,6 +272,7 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		}
 		tools = append(tools, t)
 	}
+	tools = s.h.filterTools(s.cfg.ID, tools)
 	s.mu.Lock()
 	s.tools = tools
 	s.mu.Unlock()

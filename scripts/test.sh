@@ -49,6 +49,7 @@ fuzz ./transports FuzzLineSource 20000
 fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
 fuzz ./internal/elicitform FuzzParse 20000
+fuzz ./host/builtin FuzzTruncate 20000
 
 # Last, so that its summary closes the run.
 step "go test -race ./..."

@@ -96,6 +96,18 @@ func (m Mapper) Validate() error {
 	return nil
 }
 
+// MaxLen is the effective maximum length of a public name.
+func (m Mapper) MaxLen() int { return m.maxLength() }
+
+// Pattern is the regular expression every public name of at most maxLength
+// characters matches, as told to name-mapping plugins.
+func Pattern(maxLength int) string {
+	if maxLength <= 0 {
+		maxLength = DefaultMaxLength
+	}
+	return fmt.Sprintf("^[a-zA-Z0-9_-]{1,%d}$", maxLength)
+}
+
 func (m Mapper) scheme() string {
 	if m.Scheme == "" {
 		return SchemePrefixed

@@ -1,0 +1,121 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+func TestGlobPolicy(t *testing.T) {
+	p := GlobPolicy{Allow: []string{"mcp__fs__*", "git:status"}, Deny: []string{"*write*"}}
+	for _, tc := range []struct {
+		server, tool, name string
+		want               abi.Decision
+	}{
+		{"fs", "read", "mcp__fs__read", abi.Allow},
+		{"fs", "write_file", "mcp__fs__write_file", abi.Deny},
+		{"git", "status", "mcp__git__status", abi.Allow},
+		{"git", "push", "mcp__git__push", abi.Deny},
+	} {
+		d, err := p.Policy(context.Background(), &abi.PolicyRequest{Server: tc.server, Tool: tc.tool, Name: tc.name})
+		if err != nil || d.Decision != tc.want {
+			t.Errorf("%s: %+v %v, want %s", tc.name, d, err, tc.want)
+		}
+	}
+	if (GlobPolicy{Deny: []string{"["}}).Validate() == nil {
+		t.Error("bad glob accepted")
+	}
+}
+
+func TestConfirmDestructive(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		c    ConfirmDestructive
+		a    *abi.ToolAnnotations
+		want abi.Decision
+	}{
+		{ConfirmDestructive{}, &abi.ToolAnnotations{DestructiveHint: &yes}, abi.Confirm},
+		{ConfirmDestructive{}, &abi.ToolAnnotations{DestructiveHint: &no}, abi.Allow},
+		{ConfirmDestructive{}, &abi.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, abi.Allow},
+		{ConfirmDestructive{}, nil, abi.Allow},
+		{ConfirmDestructive{AssumeDestructive: true}, nil, abi.Confirm},
+		{ConfirmDestructive{AssumeDestructive: true}, &abi.ToolAnnotations{}, abi.Confirm},
+		{ConfirmDestructive{Except: []string{"s:t"}}, &abi.ToolAnnotations{DestructiveHint: &yes}, abi.Allow},
+	} {
+		d, _ := tc.c.Policy(context.Background(), &abi.PolicyRequest{Server: "s", Tool: "t", Name: "mcp__s__t", Annotations: tc.a})
+		if d.Decision != tc.want {
+			t.Errorf("%+v on %+v: %s, want %s", tc.c, tc.a, d.Decision, tc.want)
+		}
+	}
+}
+
+func TestTruncateCutsOnRuneBoundaryAndKeepsOtherContent(t *testing.T) {
+	store := NewResultStore(0)
+	in := `{"content":[{"type":"text","text":"héllo wörld"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"second"}],"structuredContent":{"n":12345678901234567890},"isError":true}`
+	resp, err := Truncate{MaxBytes: 2, Store: store}.TransformResult(context.Background(), &abi.TransformResultRequest{Server: "s", Tool: "t", Result: json.RawMessage(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(resp.Result)
+	if !strings.Contains(out, `"text":"h"`) || !strings.Contains(out, `"type":"image"`) || strings.Contains(out, "second") {
+		t.Errorf("truncated = %s", out)
+	}
+	if !strings.Contains(out, "12345678901234567890") || !strings.Contains(out, `"isError":true`) {
+		t.Errorf("other fields changed: %s", out)
+	}
+	if !utf8.ValidString(out) {
+		t.Error("invalid UTF-8")
+	}
+	if len(store.List()) != 1 {
+		t.Fatalf("stored %d results", len(store.List()))
+	}
+	r, ok := store.Get(ResultURIPrefix + store.List()[0].ID)
+	if !ok || string(r.JSON) != in {
+		t.Errorf("stored = %s", r.JSON)
+	}
+	// Under the limit: unchanged, nothing stored.
+	resp, _ = Truncate{MaxBytes: 1000, Store: store}.TransformResult(context.Background(), &abi.TransformResultRequest{Result: json.RawMessage(in)})
+	if string(resp.Result) != in || len(store.List()) != 1 {
+		t.Error("a small result was changed or stored")
+	}
+	if _, err := (Truncate{MaxBytes: 1}).TransformResult(context.Background(), &abi.TransformResultRequest{Result: json.RawMessage(`[1]`)}); err == nil {
+		t.Error("a non-object result was accepted")
+	}
+}
+
+func TestResultStoreEvictsOldest(t *testing.T) {
+	s := NewResultStore(10)
+	a := s.Put("s", "t", []byte("aaaa"))
+	b := s.Put("s", "t", []byte("bbbb"))
+	c := s.Put("s", "t", []byte("cccc"))
+	if _, ok := s.Get(a); ok {
+		t.Error("oldest not evicted")
+	}
+	for _, id := range []string{b, c} {
+		if _, ok := s.Get(id); !ok {
+			t.Errorf("%s evicted", id)
+		}
+	}
+	if id := s.Put("s", "t", make([]byte, 11)); id != "" {
+		t.Error("a result larger than the store was kept")
+	}
+	if a == b || len(a) != 24 {
+		t.Errorf("ids %q %q", a, b)
+	}
+}
+
+func FuzzTruncate(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"héllo"}]}`), 3)
+	f.Add([]byte(`{"content":[{"type":"text","text":5},{"type":"text"},null,7]}`), 1)
+	f.Add([]byte(`null`), 0)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		resp, err := Truncate{MaxBytes: max % 64, Store: NewResultStore(1 << 16)}.TransformResult(context.Background(), &abi.TransformResultRequest{Result: data})
+		if err == nil && json.Valid(data) && !json.Valid(resp.Result) {
+			t.Fatalf("invalid JSON out: %s", resp.Result)
+		}
+	})
+}

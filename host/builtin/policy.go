@@ -1,0 +1,95 @@
+// Package builtin holds mcphost's native pipeline stages: the defaults that
+// need no WebAssembly. They implement the same hook interfaces as plugins
+// (package host) with the same documents (package pdk/abi), so the plugin
+// conformance kit runs against them too.
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// GlobPolicy allows or denies calls by tool name. Globs (path.Match syntax)
+// are matched against both the public name and "server:tool". Deny wins; a
+// non-empty Allow denies everything it does not match.
+type GlobPolicy struct {
+	Allow []string
+	Deny  []string
+}
+
+// StageName implements host.Stage.
+func (GlobPolicy) StageName() string { return "builtin:glob-policy" }
+
+// Validate reports a bad glob.
+func (p GlobPolicy) Validate() error {
+	for _, g := range append(append([]string{}, p.Allow...), p.Deny...) {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("builtin: policy: bad glob %q", g)
+		}
+	}
+	return nil
+}
+
+// Policy implements host.PolicyStage.
+func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	if g, ok := matchAny(p.Deny, req); ok {
+		return &abi.PolicyDecision{Decision: abi.Deny, Reason: fmt.Sprintf("matches deny %q", g)}, nil
+	}
+	if len(p.Allow) > 0 {
+		if _, ok := matchAny(p.Allow, req); !ok {
+			return &abi.PolicyDecision{Decision: abi.Deny, Reason: "matches no allow glob"}, nil
+		}
+	}
+	return &abi.PolicyDecision{Decision: abi.Allow}, nil
+}
+
+func matchAny(globs []string, req *abi.PolicyRequest) (string, bool) {
+	display := req.Server + ":" + req.Tool
+	for _, g := range globs {
+		if ok, _ := path.Match(g, req.Name); ok {
+			return g, true
+		}
+		if ok, _ := path.Match(g, display); ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// ConfirmDestructive asks for a confirmation before tools annotated
+// destructive (destructiveHint true and not read-only). With
+// AssumeDestructive, tools without annotations count as destructive too, as
+// the MCP specification's defaults say. Except lists globs (public name or
+// server:tool) that never need confirming.
+type ConfirmDestructive struct {
+	AssumeDestructive bool
+	Except            []string
+}
+
+// StageName implements host.Stage.
+func (ConfirmDestructive) StageName() string { return "builtin:confirm-destructive" }
+
+// Policy implements host.PolicyStage.
+func (c ConfirmDestructive) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	a := req.Annotations
+	destructive := false
+	switch {
+	case a == nil:
+		destructive = c.AssumeDestructive
+	case a.ReadOnlyHint:
+	case a.DestructiveHint != nil:
+		destructive = *a.DestructiveHint
+	default:
+		destructive = c.AssumeDestructive
+	}
+	if !destructive {
+		return &abi.PolicyDecision{Decision: abi.Allow}, nil
+	}
+	if _, ok := matchAny(c.Except, req); ok {
+		return &abi.PolicyDecision{Decision: abi.Allow, Reason: "destructive, but excepted"}, nil
+	}
+	return &abi.PolicyDecision{Decision: abi.Confirm, Reason: fmt.Sprintf("%s:%s is annotated destructive", req.Server, req.Tool)}, nil
+}

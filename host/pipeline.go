@@ -1,0 +1,456 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/naming"
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// ErrDenied is wrapped by the error of a call that a policy stage denied
+// (or that needed a confirmation that was declined or could not be asked).
+var ErrDenied = errors.New("denied by policy")
+
+// DeniedError says which stage denied a call and why.
+type DeniedError struct {
+	Stage  string
+	Server string
+	Tool   string
+	Reason string
+}
+
+func (e *DeniedError) Error() string {
+	msg := fmt.Sprintf("server %q: tool %q: denied by %s", e.Server, e.Tool, e.Stage)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Unwrap makes errors.Is(err, ErrDenied) true.
+func (e *DeniedError) Unwrap() error { return ErrDenied }
+
+// stageTimeout bounds a stage call made outside a request (tool list
+// filtering and naming happen on connect and on list_changed). Plugins also
+// have their own, smaller, timeouts.
+const stageTimeout = 10 * time.Second
+
+// installedStage is a StageConfig with its hook implementations resolved.
+type installedStage struct {
+	cfg       StageConfig
+	name      string
+	policy    PolicyStage
+	filter    FilterStage
+	names     NameStage
+	transform TransformStage
+	auth      AuthStage
+}
+
+// pipeline holds the installed stages in chain order.
+type pipeline struct {
+	stages []*installedStage
+}
+
+func newPipeline(cfgs []StageConfig) (*pipeline, error) {
+	p := &pipeline{}
+	for i, c := range cfgs {
+		if c.Stage == nil {
+			return nil, fmt.Errorf("host: stage %d: no stage", i)
+		}
+		switch c.Mode {
+		case "", ModeEnforce, ModeShadow:
+		default:
+			return nil, fmt.Errorf("host: stage %q: mode %q: use enforce or shadow", c.Stage.StageName(), c.Mode)
+		}
+		switch c.OnError {
+		case "", OnErrorDeny, OnErrorAllow, OnErrorFallback:
+		default:
+			return nil, fmt.Errorf("host: stage %q: on_error %q: use deny, allow or fallback", c.Stage.StageName(), c.OnError)
+		}
+		for _, g := range c.Servers {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("host: stage %q: servers: bad glob %q", c.Stage.StageName(), g)
+			}
+		}
+		is := &installedStage{cfg: c, name: c.Stage.StageName()}
+		uses := func(h abi.Hook) bool { return len(c.Hooks) == 0 || slices.Contains(c.Hooks, h) }
+		if s, ok := c.Stage.(PolicyStage); ok && uses(abi.HookPolicy) {
+			is.policy = s
+		}
+		if s, ok := c.Stage.(FilterStage); ok && uses(abi.HookFilterTools) {
+			is.filter = s
+		}
+		if s, ok := c.Stage.(NameStage); ok && uses(abi.HookMapNames) {
+			is.names = s
+		}
+		if s, ok := c.Stage.(TransformStage); ok && uses(abi.HookTransformResult) {
+			is.transform = s
+		}
+		if s, ok := c.Stage.(AuthStage); ok && uses(abi.HookAuth) {
+			is.auth = s
+		}
+		for _, h := range c.Hooks {
+			if !is.has(h) {
+				return nil, fmt.Errorf("host: stage %q does not implement hook %q", is.name, h)
+			}
+		}
+		p.stages = append(p.stages, is)
+	}
+	return p, nil
+}
+
+func (is *installedStage) has(h abi.Hook) bool {
+	switch h {
+	case abi.HookPolicy:
+		return is.policy != nil
+	case abi.HookFilterTools:
+		return is.filter != nil
+	case abi.HookMapNames:
+		return is.names != nil
+	case abi.HookTransformResult:
+		return is.transform != nil
+	case abi.HookAuth:
+		return is.auth != nil
+	}
+	return false
+}
+
+func (is *installedStage) appliesTo(server string) bool {
+	if len(is.cfg.Servers) == 0 {
+		return true
+	}
+	for _, g := range is.cfg.Servers {
+		if ok, _ := path.Match(g, server); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (is *installedStage) shadow() bool { return is.cfg.Mode == ModeShadow }
+
+// onError returns the effective on_error for a hook.
+func (is *installedStage) onError(h abi.Hook) string {
+	if is.cfg.OnError != "" {
+		return is.cfg.OnError
+	}
+	if h == abi.HookMapNames {
+		return OnErrorFallback
+	}
+	return OnErrorDeny
+}
+
+// audit records one stage decision: a structured log line and the
+// library's audit callback.
+func (h *Host) audit(e AuditEvent) {
+	args := []any{"stage", e.Stage, "hook", e.Hook, "server", e.Server, "outcome", e.Outcome, "duration", e.Duration}
+	if e.Tool != "" {
+		args = append(args, "tool", e.Tool)
+	}
+	if e.Reason != "" {
+		args = append(args, "reason", e.Reason)
+	}
+	if e.Shadow {
+		args = append(args, "shadow", true)
+	}
+	if e.Err != "" {
+		args = append(args, "error", e.Err)
+		h.log.Warn("stage decision", args...)
+	} else {
+		h.log.Debug("stage decision", args...)
+	}
+	if h.opts.audit != nil {
+		h.opts.audit(e)
+	}
+}
+
+// applyPolicy runs the policy stages for a call in chain order. The first
+// deny wins; confirm asks the Confirmer; a rewrite replaces the arguments for
+// the stages after it and for the call. It returns the arguments to send.
+func (h *Host) applyPolicy(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, error) {
+	for _, is := range h.pipeline.stages {
+		if is.policy == nil || !is.appliesTo(tool.Server) {
+			continue
+		}
+		req := &abi.PolicyRequest{
+			Server: tool.Server, Tool: tool.Tool, Name: tool.Name,
+			Arguments: args, Annotations: toABIAnnotations(tool.Annotations), Caller: caller,
+		}
+		start := time.Now()
+		dec, err := is.policy.Policy(ctx, req)
+		ev := AuditEvent{Stage: is.name, Hook: abi.HookPolicy, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
+		if err == nil {
+			err = validDecision(dec)
+		}
+		if err != nil {
+			ev.Err = err.Error()
+			if is.shadow() || is.onError(abi.HookPolicy) == OnErrorAllow {
+				ev.Outcome = "error-ignored"
+				h.audit(ev)
+				continue
+			}
+			ev.Outcome = string(abi.Deny)
+			ev.Reason = "the policy stage failed (on_error: deny)"
+			h.audit(ev)
+			return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
+		}
+		ev.Outcome, ev.Reason = string(dec.Decision), dec.Reason
+		if is.shadow() {
+			ev.Outcome = "would-" + string(dec.Decision)
+			h.audit(ev)
+			continue
+		}
+		switch dec.Decision {
+		case abi.Deny:
+			h.audit(ev)
+			return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
+		case abi.Confirm:
+			ok, why := h.confirm(ctx, ConfirmRequest{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Reason: dec.Reason})
+			if !ok {
+				ev.Outcome = "declined"
+				if why != "" {
+					ev.Reason = why
+				}
+				h.audit(ev)
+				return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: joinReason(dec.Reason, why)}
+			}
+			ev.Outcome = "confirmed"
+		}
+		if dec.Arguments != nil {
+			args = dec.Arguments
+			ev.Outcome += "+rewrite"
+		}
+		h.audit(ev)
+	}
+	return args, nil
+}
+
+// confirm asks the Confirmer; without one, or when it fails, the answer is no.
+func (h *Host) confirm(ctx context.Context, req ConfirmRequest) (bool, string) {
+	if h.opts.confirmer == nil {
+		return false, "confirmation required, but no one can be asked (no confirmer)"
+	}
+	ok, err := h.opts.confirmer(ctx, req)
+	if err != nil {
+		return false, "confirmation failed: " + err.Error()
+	}
+	if !ok {
+		return false, "declined"
+	}
+	return true, ""
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " (" + b + ")"
+}
+
+func validDecision(d *abi.PolicyDecision) error {
+	if d == nil {
+		return errors.New("no decision")
+	}
+	switch d.Decision {
+	case abi.Allow, abi.Deny, abi.Confirm:
+		return nil
+	}
+	return fmt.Errorf("decision %q is not allow, deny or confirm", d.Decision)
+}
+
+// applyTransforms runs the transform stages over a result, in chain order.
+func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	for _, is := range h.pipeline.stages {
+		if is.transform == nil || !is.appliesTo(tool.Server) {
+			continue
+		}
+		start := time.Now()
+		out, err := h.transformOnce(ctx, is, tool, args, res)
+		ev := AuditEvent{Stage: is.name, Hook: abi.HookTransformResult, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
+		if err != nil {
+			ev.Err = err.Error()
+			if is.shadow() || is.onError(abi.HookTransformResult) == OnErrorAllow {
+				ev.Outcome = "error-ignored"
+				h.audit(ev)
+				continue
+			}
+			ev.Outcome = "withheld"
+			h.audit(ev)
+			return nil, fmt.Errorf("server %q: tool %q: result withheld: transform %s failed (on_error: deny): %w", tool.Server, tool.Tool, is.name, err)
+		}
+		ev.Outcome = "transformed"
+		if is.shadow() {
+			ev.Outcome = "would-transform"
+			h.audit(ev)
+			continue
+		}
+		h.audit(ev)
+		res = out
+	}
+	return res, nil
+}
+
+func (h *Host) transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	resp, err := is.transform.TransformResult(ctx, &abi.TransformResultRequest{
+		Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Result: raw,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil || len(resp.Result) == 0 {
+		return nil, errors.New("no result returned")
+	}
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(resp.Result, &out); err != nil {
+		return nil, fmt.Errorf("the returned result is not a CallToolResult: %w", err)
+	}
+	return &out, nil
+}
+
+// filterTools runs the filter stages over one server's tool list: the
+// stages' answers intersect.
+func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
+	for _, is := range h.pipeline.stages {
+		if is.filter == nil || !is.appliesTo(server) || len(tools) == 0 {
+			continue
+		}
+		req := &abi.FilterToolsRequest{Server: server}
+		for _, t := range tools {
+			info := abi.ToolInfo{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: toABIAnnotations(t.Annotations)}
+			if t.InputSchema != nil {
+				if b, err := json.Marshal(t.InputSchema); err == nil {
+					info.InputSchema = b
+				}
+			}
+			req.Tools = append(req.Tools, info)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), stageTimeout)
+		start := time.Now()
+		resp, err := is.filter.FilterTools(ctx, req)
+		cancel()
+		ev := AuditEvent{Stage: is.name, Hook: abi.HookFilterTools, Server: server, Shadow: is.shadow(), Duration: time.Since(start)}
+		if err == nil && resp == nil {
+			err = errors.New("no answer")
+		}
+		if err != nil {
+			ev.Err = err.Error()
+			if is.shadow() || is.onError(abi.HookFilterTools) == OnErrorAllow {
+				ev.Outcome = "error-ignored"
+				h.audit(ev)
+				continue
+			}
+			ev.Outcome = "kept 0/" + fmt.Sprint(len(tools))
+			ev.Reason = "the filter failed (on_error: deny): the server's tools are hidden"
+			h.audit(ev)
+			return nil
+		}
+		keep := make(map[string]bool, len(resp.Tools))
+		for _, n := range resp.Tools {
+			keep[n] = true
+		}
+		kept := slices.DeleteFunc(slices.Clone(tools), func(t *mcp.Tool) bool { return !keep[t.Name] })
+		ev.Outcome = fmt.Sprintf("kept %d/%d", len(kept), len(tools))
+		if is.shadow() {
+			ev.Outcome = "would-" + ev.Outcome
+			h.audit(ev)
+			continue
+		}
+		h.audit(ev)
+		tools = kept
+	}
+	return tools
+}
+
+// mapNames asks the last enforcing name stage for public names, checks them
+// and falls back to the built-in mapper when they do not fit. Shadow stages
+// are asked too, and only logged.
+func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[naming.Key]string, error) {
+	builtin, err := h.mapper.Map(keys)
+	if err != nil {
+		return nil, err
+	}
+	names := builtin
+	for _, is := range h.pipeline.stages {
+		if is.names == nil || len(keys) == 0 {
+			continue
+		}
+		req := &abi.MapNamesRequest{Constraints: abi.NameConstraints{MaxLength: h.mapper.MaxLen(), Pattern: naming.Pattern(h.mapper.MaxLen())}}
+		for _, k := range keys {
+			req.Tools = append(req.Tools, abi.NameKey{Server: k.Server, Tool: k.Tool, Title: titles[k]})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), stageTimeout)
+		start := time.Now()
+		resp, err := is.names.MapNames(ctx, req)
+		cancel()
+		ev := AuditEvent{Stage: is.name, Hook: abi.HookMapNames, Shadow: is.shadow(), Duration: time.Since(start)}
+		var mapped map[naming.Key]string
+		if err == nil {
+			mapped, err = checkNames(keys, resp, h.mapper.MaxLen())
+		}
+		if err != nil {
+			ev.Err = err.Error()
+			ev.Outcome = "fallback"
+			h.audit(ev)
+			continue
+		}
+		ev.Outcome = fmt.Sprintf("named %d", len(mapped))
+		if is.shadow() {
+			ev.Outcome = "would-" + ev.Outcome
+			h.audit(ev)
+			continue
+		}
+		h.audit(ev)
+		names = mapped
+	}
+	return names, nil
+}
+
+// checkNames validates a name stage's answer: one valid, unique name per key.
+func checkNames(keys []naming.Key, resp *abi.MapNamesResponse, maxLen int) (map[naming.Key]string, error) {
+	if resp == nil || len(resp.Names) != len(keys) {
+		got := 0
+		if resp != nil {
+			got = len(resp.Names)
+		}
+		return nil, fmt.Errorf("returned %d names for %d tools", got, len(keys))
+	}
+	out := make(map[naming.Key]string, len(keys))
+	seen := make(map[string]naming.Key, len(keys))
+	for i, k := range keys {
+		n := resp.Names[i]
+		if !naming.Valid(n, maxLen) {
+			return nil, fmt.Errorf("name %q for %s:%s does not match %s", n, k.Server, k.Tool, naming.Pattern(maxLen))
+		}
+		if other, dup := seen[n]; dup && other != k {
+			return nil, fmt.Errorf("name %q is given to both %s:%s and %s:%s", n, other.Server, other.Tool, k.Server, k.Tool)
+		}
+		seen[n] = k
+		out[k] = n
+	}
+	return out, nil
+}
+
+func toABIAnnotations(a *mcp.ToolAnnotations) *abi.ToolAnnotations {
+	if a == nil {
+		return nil
+	}
+	return &abi.ToolAnnotations{
+		Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+		IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint,
+	}
+}
