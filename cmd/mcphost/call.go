@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 func (a *app) callCommand() *cobra.Command {
@@ -55,7 +57,7 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 				a.warnUnavailable(h)
 				return usageError("no tool %q: use a public name or server:tool from \"mcphost tools\"", name)
 			}
-			var opts []host.CallOption
+			opts := []host.CallOption{host.WithCaller(cliCaller())}
 			if timeout > 0 {
 				opts = append(opts, host.WithTimeout(timeout))
 			}
@@ -234,4 +236,13 @@ func printContents(w io.Writer, contents []*mcp.ResourceContents) {
 
 func printContentItem(a *app, c mcp.Content) {
 	printResult(a.stdout, &mcp.CallToolResult{Content: []mcp.Content{c}})
+}
+
+// cliCaller tells policies that a person on the command line is calling.
+func cliCaller() abi.Caller {
+	c := abi.Caller{Kind: "cli"}
+	if u, err := user.Current(); err == nil {
+		c.ID = u.Username
+	}
+	return c
 }

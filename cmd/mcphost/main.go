@@ -53,6 +53,7 @@ type app struct {
 	logLevel      string
 	nameScheme    string
 	maxNameLength int
+	yes           bool // approve every "confirm" decision without asking
 
 	log hclog.Logger
 	// termMu serialises what is written to the terminal by concurrent
@@ -163,6 +164,7 @@ Exit status: 0 success, 1 a tool reported an error or a call failed,
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: trace, debug, info, warn, error, off")
 	pf.StringVar(&a.nameScheme, "name-scheme", "", `public tool names: "mcp" (mcp__server__tool), "server" (server_tool) or "tool"`)
 	pf.IntVar(&a.maxNameLength, "max-name-length", 0, "longest public tool name (default 64)")
+	pf.BoolVarP(&a.yes, "yes", "y", false, `approve calls that a policy wants confirmed, without asking`)
 
 	root.AddCommand(
 		a.serversCommand(),
@@ -234,6 +236,7 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 	opts := []host.Option{
 		host.WithLogger(a.log),
 		host.WithElicitationHandler(a.elicit),
+		host.WithConfirmer(a.confirm),
 	}
 	opts = append(opts, a.hostOptions...)
 	opts = append(opts, extra...)
