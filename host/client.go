@@ -2,9 +2,14 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/transports"
 )
 
@@ -74,5 +79,46 @@ func (s *server) newTransport() (mcp.Transport, error) {
 		Logger:     s.log,
 		HTTPClient: s.h.opts.httpClient,
 		Server:     s.inproc,
+		Auth:       s.h.authFor(s.cfg.ID, s.cfg.URL),
 	})
+}
+
+// authFor returns the credentials hook for a server: the first enforcing
+// auth stage that applies to it, or nil.
+func (h *Host) authFor(serverID, url string) transports.AuthFunc {
+	for _, is := range h.pipeline.stages {
+		if is.auth == nil || is.shadow() || !is.appliesTo(serverID) {
+			continue
+		}
+		return func(ctx context.Context, c transports.Challenge) (http.Header, time.Duration, error) {
+			req := &abi.AuthRequest{Server: serverID, URL: url}
+			if c.Status != 0 {
+				req.Challenge = &abi.Challenge{Status: c.Status, WWWAuthenticate: c.WWWAuthenticate}
+			}
+			start := time.Now()
+			resp, err := is.auth.Auth(ctx, req)
+			ev := AuditEvent{Stage: is.name, Hook: abi.HookAuth, Server: serverID, Duration: time.Since(start), Outcome: "headers"}
+			if err == nil && resp == nil {
+				err = errors.New("no answer")
+			}
+			if err != nil {
+				ev.Err = err.Error()
+				if is.onError(abi.HookAuth) == OnErrorAllow {
+					ev.Outcome = "error-ignored"
+					h.audit(ev)
+					return http.Header{}, 0, nil
+				}
+				ev.Outcome = "failed"
+				h.audit(ev)
+				return nil, 0, fmt.Errorf("server %q: auth %s: %w", serverID, is.name, err)
+			}
+			h.audit(ev)
+			hdr := make(http.Header, len(resp.Headers))
+			for k, v := range resp.Headers {
+				hdr.Set(k, v)
+			}
+			return hdr, time.Duration(resp.ExpiresIn) * time.Second, nil
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/builtin"
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -307,5 +310,47 @@ func TestStageConfigErrors(t *testing.T) {
 		if _, err := host.New(nil, host.WithStages(sc)); err == nil {
 			t.Errorf("%+v was accepted", sc)
 		}
+	}
+}
+
+type authStage struct{ token string }
+
+func (authStage) StageName() string { return "test-auth" }
+func (a authStage) Auth(_ context.Context, r *abi.AuthRequest) (*abi.AuthResponse, error) {
+	if a.token == "" {
+		return nil, errors.New("secret not granted")
+	}
+	return &abi.AuthResponse{Headers: map[string]string{"Authorization": "Bearer " + a.token}}, nil
+}
+
+func TestAuthStageSuppliesHeaders(t *testing.T) {
+	requireToken := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	url := hosttest.ServeHTTP(t, newToolServer("remote", "echo"), requireToken)
+	cfg := &config.Config{Servers: []*config.Server{{ID: "remote", Transport: config.TransportHTTP, URL: url, Enabled: true}}}
+
+	var audit auditLog
+	h := startHost(t, cfg, host.WithStages(host.StageConfig{Stage: authStage{token: "s3cret"}}), host.WithAudit(audit.add))
+	if st := statusOf(t, h, "remote"); st.State != host.StateReady {
+		t.Fatalf("with auth: %s %s", st.State, st.Error)
+	}
+	if !strings.Contains(audit.outcomes(), "test-auth=headers") {
+		t.Errorf("audit = %s", audit.outcomes())
+	}
+	h = startHost(t, cfg, host.WithStages(host.StageConfig{Stage: authStage{}}))
+	st := statusOf(t, h, "remote")
+	if st.State == host.StateReady || !strings.Contains(st.Error, "secret not granted") {
+		t.Fatalf("failing auth: %s %s", st.State, st.Error)
+	}
+	h = startHost(t, cfg)
+	if st := statusOf(t, h, "remote"); st.State == host.StateReady {
+		t.Fatal("connected without credentials")
 	}
 }

@@ -114,6 +114,11 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 	if limitBodies {
 		rt = &limitRoundTripper{base: rt, b: b}
 	}
+	// Inside the static headers: an auth provider's headers win over
+	// configured ones of the same name.
+	if opts.Auth != nil {
+		rt = newAuthRoundTripper(rt, opts.Auth, u.Hostname())
+	}
 	if len(s.Headers) > 0 || opts.HeaderFunc != nil {
 		h := make(http.Header, len(s.Headers))
 		for k, v := range s.Headers {

@@ -41,6 +41,11 @@ type Options struct {
 	// HeaderRoundTripper.HeaderFunc).
 	HeaderFunc func(*http.Request) (http.Header, error)
 
+	// Auth, if set, supplies credentials for sse, http and websocket
+	// servers: asked on the first request, when its headers expire, and
+	// after a 401 or 403 (the refused request is retried once).
+	Auth AuthFunc
+
 	// Server is the in-process server for TransportInProcess entries.
 	Server *mcp.Server
 
