@@ -73,10 +73,14 @@ const (
 const HostModule = "mcphost:host/v1"
 
 // Host functions in HostModule. Every pointer is an Extism memory offset
-// (i64) as returned by the kernel's alloc; strings are UTF-8 bytes.
+// (i64) as returned by the kernel's alloc; strings are UTF-8 bytes. A block
+// passed to a host function belongs to the host from then on (the host
+// frees it); a block a host function returns belongs to the guest. See
+// ABI.md §6.
 const (
 	// FuncLog: (level i32, message i64) -> (). Logs into the host's log,
-	// tagged with the plugin name. Levels: LogTrace..LogError.
+	// tagged with the plugin name. Levels: LogTrace..LogError. The host
+	// frees the message block.
 	FuncLog = "mcphost_log"
 	// FuncSecret: (name i64) -> (value i64). Returns the secret the
 	// configuration grants this plugin under that name, or 0 when it is not
@@ -85,7 +89,7 @@ const (
 	// FuncHTTP: (request i64) -> (response i64). Only for plugins loaded for
 	// the auth hook. Request and response are JSON (HTTPRequest,
 	// HTTPResponse); a refused or failed request returns a response with
-	// Error set, never a trap.
+	// Error set, never a trap. The host frees the request block.
 	FuncHTTP = "mcphost_http"
 )
 
