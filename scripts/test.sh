@@ -23,6 +23,18 @@ export MCPHOST_NPM_BIN="$bin"
 # End-to-end tests fail instead of skipping when their servers are missing.
 export MCPHOST_REQUIRE_E2E=1
 
+step "installing Debian packages the tests need (when missing)"
+need=()
+command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)          # hostile plugin fixtures (.wat)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+    echo "test: missing ${need[*]}: install them with apt-get" >&2
+    exit 1
+  fi
+  sudo_=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  $sudo_ apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}"
+fi
+
 step "gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
 if [ -n "$unformatted" ]; then
@@ -50,6 +62,12 @@ fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
 fuzz ./internal/elicitform FuzzParse 20000
 fuzz ./host/builtin FuzzTruncate 20000
+fuzz ./pdk/internal/wire FuzzDecoders 20000
+fuzz ./pdk/internal/wire FuzzEncode 20000
+fuzz ./pdk/internal/wire FuzzEncodeString 20000
+fuzz ./plugins FuzzDecodeOutput 20000
+fuzz ./plugins FuzzParseModule 20000
+fuzz ./plugins FuzzOpen 5000
 
 # Last, so that its summary closes the run.
 step "go test -race ./..."

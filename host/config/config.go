@@ -41,6 +41,10 @@ type Config struct {
 	Servers []*Server
 	// Names configures the built-in name-mapping stage.
 	Names Names
+	// Plugins are the WebAssembly plugins in chain order: the global file's,
+	// then the project file's, then the --config file's. Invalid and
+	// untrusted entries are included (see Plugin.Err, Plugin.Untrusted).
+	Plugins []*Plugin
 	// Files lists the files that were read, lowest layer first.
 	Files []string
 	// ProjectDir is the absolute project directory that was searched for

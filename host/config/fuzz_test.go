@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,11 @@ func FuzzLoad(f *testing.F) {
 		{6, "servers = 3\n"},
 		{0, "servers:\n  a: {command: x, env: {K: [1, 2]}, headers: {\"\": x}, cwd: 7}\n"},
 		{0, "\xff\xfe"},
+		{0, "plugins:\n  - {name: a, path: a.wasm, hooks: [policy, auth], secrets: {t: \"${S}\"}, allowed_hosts: [\"*.x\"], limits: {timeout_ms: 5}}\n  - {name: a, path: \"${S}\"}\n  - 7\n"},
+		{0, "plugins:\n  - {name: m, path: m.wasm, hooks: map_names, on_error: fallback, mode: shadow, config: {k: [1]}, servers: [\"[\"]}\n"},
+		{1, `{"plugins": [{"name": "x", "path": "", "sha256": "zz", "limits": {"memory_mb": 1e9}, "secrets": {"t": "${S:-x}"}}]}`},
+		{2, "[[plugins]]\nname = \"a\"\npath = \"a.wasm\"\nsecrets = {t = \"plain\"}\n"},
+		{0, "plugins: {a: 1}\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, []byte(s.data))
@@ -68,6 +74,18 @@ func FuzzLoad(f *testing.F) {
 				}
 				if s.Err == nil && s.Transport == TransportStdio && s.Command == "" {
 					t.Fatalf("server %q: stdio without command but no error", s.ID)
+				}
+			}
+			for _, p := range cfg.Plugins {
+				check(p.Err)
+				if strings.Contains(fmt.Sprintf("%+v %v", p.Secrets, p.Secrets), secret) {
+					t.Fatalf("plugin %q prints a secret", p.Name)
+				}
+				if p.Err != nil {
+					continue
+				}
+				if !ValidID(p.Name) || !filepath.IsAbs(p.Path) || p.Limits.Timeout <= 0 || p.Limits.MemoryMB < 1 || p.Limits.MaxOutputBytes < 1 {
+					t.Fatalf("plugin without error but invalid: %+v", p)
 				}
 			}
 		}

@@ -138,6 +138,7 @@ type layer struct {
 	dir       string // base for a relative cwd
 	untrusted bool
 	servers   map[string]*layerEntry
+	plugins   []*pluginEntry // in file order
 	names     map[string]any
 	trusted   []trustRecord // global file only
 }
@@ -474,7 +475,7 @@ func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*laye
 }
 
 // Top-level keys of native files.
-var topKeys = []string{"servers", "mcpServers", "names", "trusted_projects"}
+var topKeys = []string{"servers", "mcpServers", "names", "plugins", "trusted_projects"}
 
 // buildLayer checks the top level of a parsed map and normalises its server
 // entries. Errors returned make Load fail; errors in one entry stay with it.
@@ -497,6 +498,8 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 				continue
 			}
 			l.names = nm
+		case "plugins":
+			errs = append(errs, l.addPlugins(m[k])...)
 		case "trusted_projects":
 			if kind != kindGlobal {
 				errs = append(errs, fmt.Errorf("config: %s: trusted_projects is only read from the global config file (use \"mcphost trust\")", source))
@@ -509,7 +512,7 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			}
 			l.trusted = recs
 		default:
-			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, trusted_projects)", source, k, suggest(k, topKeys)))
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
 		}
 	}
 	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
@@ -585,5 +588,6 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		cfg.Servers = append(cfg.Servers, decodeServer(ms, layers, r.lookup, r.workDir, false))
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
+	cfg.Plugins = buildPlugins(layers, r.lookup)
 	return cfg, nil
 }

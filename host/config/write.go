@@ -509,7 +509,8 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 // global file so that an override entry (enabled: false) shows the server it
 // overrides. Environment variables and Overrides are not applied to global
 // and project listings; ${VAR} references are expanded as by Load. Files
-// lists the scope's own files.
+// lists the scope's own files, and Plugins holds only the plugins they
+// define.
 func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
 	if scope == ScopeEffective {
 		return Load(opts)
@@ -549,7 +550,14 @@ func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
 			}
 		}
 	}
-	return build(r, keep, files, func(id string) bool { return ids[id] })
+	cfg, err := build(r, keep, files, func(id string) bool { return ids[id] })
+	if err != nil {
+		return nil, err
+	}
+	// The project listing merges over the global file for servers, but its
+	// plugins are only its own.
+	cfg.Plugins = pluginsFrom(cfg.Plugins, files)
+	return cfg, nil
 }
 
 // fileEdit is one change, for YAML as node edits (comments and order
