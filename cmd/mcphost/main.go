@@ -21,6 +21,7 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
+	"github.com/mcphost/mcphost/plugins"
 )
 
 // Exit statuses.
@@ -54,6 +55,8 @@ type app struct {
 	nameScheme    string
 	maxNameLength int
 	yes           bool // approve every "confirm" decision without asking
+
+	pipelines []hostPipeline
 
 	log hclog.Logger
 	// termMu serialises what is written to the terminal by concurrent
@@ -233,17 +236,32 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
+	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	for _, st := range pl.Set.Status() {
+		switch {
+		case st.Err != nil:
+			fmt.Fprintf(a.stderr, "warning: plugin %s did not load; its hooks fail (on_error decides): %v\n", st.Name, st.Err)
+		case st.Untrusted:
+			fmt.Fprintf(a.stderr, "warning: plugin %s is from an untrusted project file and is not used (mcphost trust)\n", st.Name)
+		}
+	}
 	opts := []host.Option{
 		host.WithLogger(a.log),
 		host.WithElicitationHandler(a.elicit),
 		host.WithConfirmer(a.confirm),
 	}
+	opts = append(opts, pl.HostOptions()...)
 	opts = append(opts, a.hostOptions...)
 	opts = append(opts, extra...)
 	h, err := host.New(cfg, opts...)
 	if err != nil {
+		a.closePipeline(pl)
 		return nil, &exitError{code: exitUsage, err: err}
 	}
+	a.pipelines = append(a.pipelines, hostPipeline{h, pl})
 	if err := h.Start(ctx); err != nil {
 		a.closeHost(h)
 		return nil, err
@@ -251,11 +269,32 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 	return h, nil
 }
 
+// hostPipeline remembers which plugins a host uses, to close them with it.
+type hostPipeline struct {
+	h  *host.Host
+	pl *plugins.Pipeline
+}
+
 func (a *app) closeHost(h *host.Host) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeDeadline)
 	defer cancel()
 	if err := h.Close(ctx); err != nil {
 		a.log.Warn("closing servers", "error", err)
+	}
+	for i, hp := range a.pipelines {
+		if hp.h == h {
+			a.closePipeline(hp.pl)
+			a.pipelines = append(a.pipelines[:i], a.pipelines[i+1:]...)
+			break
+		}
+	}
+}
+
+func (a *app) closePipeline(pl *plugins.Pipeline) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeDeadline)
+	defer cancel()
+	if err := pl.Close(ctx); err != nil {
+		a.log.Warn("closing plugins", "error", err)
 	}
 }
 

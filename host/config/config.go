@@ -41,6 +41,10 @@ type Config struct {
 	Servers []*Server
 	// Names configures the built-in name-mapping stage.
 	Names Names
+	// Policy configures the built-in policy stages.
+	Policy Policy
+	// Results configures the built-in result truncation.
+	Results Results
 	// Plugins are the WebAssembly plugins in chain order: the global file's,
 	// then the project file's, then the --config file's. Invalid and
 	// untrusted entries are included (see Plugin.Err, Plugin.Untrusted).

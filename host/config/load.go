@@ -140,6 +140,8 @@ type layer struct {
 	servers   map[string]*layerEntry
 	plugins   []*pluginEntry // in file order
 	names     map[string]any
+	policy    map[string]any
+	results   map[string]any
 	trusted   []trustRecord // global file only
 }
 
@@ -475,7 +477,7 @@ func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*laye
 }
 
 // Top-level keys of native files.
-var topKeys = []string{"servers", "mcpServers", "names", "plugins", "trusted_projects"}
+var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "plugins", "trusted_projects"}
 
 // buildLayer checks the top level of a parsed map and normalises its server
 // entries. Errors returned make Load fail; errors in one entry stay with it.
@@ -498,6 +500,17 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 				continue
 			}
 			l.names = nm
+		case "policy", "results":
+			sm, ok := m[k].(map[string]any)
+			if m[k] != nil && !ok {
+				errs = append(errs, fmt.Errorf("config: %s: %s: must be a map", source, k))
+				continue
+			}
+			if k == "policy" {
+				l.policy = sm
+			} else {
+				l.results = sm
+			}
 		case "plugins":
 			errs = append(errs, l.addPlugins(m[k])...)
 		case "trusted_projects":
@@ -512,7 +525,7 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			}
 			l.trusted = recs
 		default:
-			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
 		}
 	}
 	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
@@ -573,6 +586,12 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 	var errs []error
 	for _, l := range layers {
 		if err := applyNames(&cfg.Names, l); err != nil {
+			errs = append(errs, err)
+		}
+		if err := applyPolicy(&cfg.Policy, l); err != nil {
+			errs = append(errs, err)
+		}
+		if err := applyResults(&cfg.Results, l); err != nil {
 			errs = append(errs, err)
 		}
 	}
