@@ -22,11 +22,19 @@ func TestDemo(t *testing.T) {
 		"  progress ", "waited 600 ms",
 		// the deadline error
 		`error: server "demo": tool "slow": no answer within 200ms`,
-		// the big report summary
-		"bytes in", "lines; the first three:", "USAGE REPORT",
+		// the plugins: a denied call, a confirmed call, a redacted result
+		"plugin deny-destructive", "plugin redact-secrets",
+		`error: server "demo": tool "delete_note": denied by deny-destructive`,
+		"deny-destructive asks: open-world", "Lisbon:",
+		"api_key = [REDACTED:api_key]", "[REDACTED:email]",
+		// a truncated result and its full-result resource
+		"[truncated by mcphost: showing 2048 of", "$ mcphost read mcphost://results/", "nothing lost",
 		// resources and the prompt
-		"resource demo://readme (readme)", "# mcphost demo server",
+		"resource demo://readme (readme)",
 		"$ mcphost prompt summarize", "[user] Summarize what you know about MCP hosts",
+		// the audit trail
+		"deny-destructive  policy", "confirmed", "redact-secrets    transform_result",
 	)
+	wantNotContains(t, "demo output", r.stdout, "sk-demo", "ops-team@example.com")
 	wantNotContains(t, "demo stderr", r.stderr, "mcphost:")
 }

@@ -116,6 +116,16 @@ func nullArgumentsAsEmpty(next mcp.MethodHandler) mcp.MethodHandler {
 
 func ptr[T any](v T) *T { return &v }
 
+// Settings is what read_settings returns: a settings file with fake
+// credentials of the kinds a redaction plugin must catch.
+const Settings = `# demo service settings
+service_url = https://api.example.com/v1
+api_key = sk-demo0123456789abcdefghijklmnopqrstuv
+auth_header = Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.ZGVtbw.c2lnbmF0dXJl
+admin_contact = ops-team@example.com
+retries = 3
+`
+
 func textResult(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
@@ -242,6 +252,14 @@ func (s *server) addTools() {
 			return errorResult("kb must be between 1 and %d, got %d", ReportMaxKB, kb), nil, nil
 		}
 		return textResult("%s", Report(kb)), nil, nil
+	})
+
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:        "read_settings",
+		Description: "Returns the demo service's settings file, which (carelessly) contains credentials. (Demo: all of them are fake.)",
+		Annotations: &mcp.ToolAnnotations{Title: "Read settings", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return textResult("%s", Settings), nil, nil
 	})
 
 	mcp.AddTool(s.srv, &mcp.Tool{

@@ -84,7 +84,7 @@ func TestListToolsAnnotations(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	want := []string{"add", "big_report", "delete_note", "echo", "fetch_weather", "slow", "write_note"}
+	want := []string{"add", "big_report", "delete_note", "echo", "fetch_weather", "read_settings", "slow", "write_note"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
