@@ -85,6 +85,8 @@ type Cache struct {
 
 // NewCache opens a compilation cache in dir (created if missing, mode
 // 0700). dir "" gives an in-memory cache.
+var diskCacheMu sync.Mutex
+
 func NewCache(dir string) (*Cache, error) {
 	if dir == "" {
 		return &Cache{c: wazero.NewCompilationCache()}, nil
@@ -92,7 +94,11 @@ func NewCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("plugins: compilation cache: %w", err)
 	}
+	// wazero fills a lazily cached version string without locking the
+	// first time a disk cache is made: serialise.
+	diskCacheMu.Lock()
 	c, err := wazero.NewCompilationCacheWithDir(dir)
+	diskCacheMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("plugins: compilation cache %s: %w", dir, err)
 	}

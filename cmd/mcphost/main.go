@@ -180,6 +180,7 @@ Exit status: 0 success, 1 a tool reported an error or a call failed,
 		a.mcpCommand(),
 		a.trustCommand(),
 		a.demoCommand(),
+		a.pluginCommand(),
 	)
 	return root
 }
@@ -236,7 +237,7 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
-	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log})
+	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log, Cache: pluginCache})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

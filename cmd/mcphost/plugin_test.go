@@ -1,0 +1,443 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/plugins"
+)
+
+func init() {
+	// One in-memory compilation cache for the whole test binary: nothing is
+	// written to the user's cache directory, and each fixture compiles once.
+	c, err := plugins.NewCache("")
+	if err != nil {
+		panic(err)
+	}
+	pluginCache = c
+}
+
+// fixture is the path of a plugin in testdata/plugins.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "testdata", "plugins", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// policyInput is a typical policy request; hostileInput is one over 256
+// bytes, which makes the hostile fixtures misbehave.
+const policyInput = `{"server":"github","tool":"create_issue","name":"github_create_issue","arguments":{"title":"hi"}}`
+
+var hostileInput = `{"server":"github","tool":"create_issue","name":"github_create_issue","arguments":{"pad":"` + strings.Repeat("x", 300) + `"}}`
+
+// roomy is a --timeout-ms for calls that must succeed: far above what
+// they take, so that a loaded machine cannot fail them.
+const roomy = "30000"
+
+func inputFile(t *testing.T, content string) string {
+	t.Helper()
+	return writeFile(t, filepath.Join(t.TempDir(), "input.json"), content)
+}
+
+func TestPluginInspect(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	path := fixture(t, "allow-all.wasm")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	want := hex.EncodeToString(sum[:])
+
+	r := e.must(exitOK, "plugin", "inspect", path)
+	wantContains(t, "inspect", r.stdout,
+		"path", path, "size", "sha256    "+want,
+		"name      allow-all", "version   1.0.0", "abi       1",
+		"hooks     policy (described)", "exported  policy (mcphost_policy_v1)",
+		"load      ok",
+		"exports (3):", "mcphost_describe", "func() i32", "memory",
+		"imports (4):", "extism:host/env.alloc", "func(i64) i64", "extism:host/env.output_set",
+	)
+	if r.stderr != "" {
+		t.Errorf("stderr:\n%s", r)
+	}
+
+	r = e.must(exitOK, "plugin", "inspect", path, "--json")
+	var rep struct {
+		Path     string `json:"path"`
+		Size     int64  `json:"size"`
+		SHA256   string `json:"sha256"`
+		Describe *struct {
+			Name    string     `json:"name"`
+			Version string     `json:"version"`
+			ABI     int        `json:"abi"`
+			Hooks   []abi.Hook `json:"hooks"`
+		} `json:"describe"`
+		Hooks   []abi.Hook `json:"hooks"`
+		Exports []struct {
+			Name string `json:"name"`
+			Kind string `json:"kind"`
+		} `json:"exports"`
+		Imports []struct {
+			Module string `json:"module"`
+			Name   string `json:"name"`
+		} `json:"imports"`
+		Load struct {
+			OK    bool   `json:"ok"`
+			Error string `json:"error"`
+		} `json:"load"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r)
+	}
+	if rep.SHA256 != want || rep.Size != int64(len(data)) || rep.Path != path {
+		t.Errorf("path, size, sha256 = %q %d %q; want %q %d %q", rep.Path, rep.Size, rep.SHA256, path, len(data), want)
+	}
+	if d := rep.Describe; d == nil || d.Name != "allow-all" || d.Version != "1.0.0" || d.ABI != abi.Version ||
+		len(d.Hooks) != 1 || d.Hooks[0] != abi.HookPolicy {
+		t.Errorf("describe = %+v", rep.Describe)
+	}
+	if len(rep.Hooks) != 1 || rep.Hooks[0] != abi.HookPolicy {
+		t.Errorf("hooks = %v", rep.Hooks)
+	}
+	if len(rep.Exports) != 3 || len(rep.Imports) != 4 || rep.Imports[0].Module != "extism:host/env" {
+		t.Errorf("exports %v, imports %v", rep.Exports, rep.Imports)
+	}
+	if !rep.Load.OK || rep.Load.Error != "" {
+		t.Errorf("load = %+v", rep.Load)
+	}
+}
+
+func TestPluginInspectRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		file, reason string
+	}{
+		{"abi2.wasm", "ABI version 2 is not supported"},
+		{"no-describe.wasm", "no mcphost_describe export"},
+		{"missing-export.wasm", "does not export mcphost_policy_v1"},
+		{"http-import.wasm", "mcphost_http"},
+		{"init-trap.wasm", "first instance"},
+	} {
+		path := fixture(t, tc.file)
+		r := e.must(exitFailure, "plugin", "inspect", path)
+		wantContains(t, "stdout of inspect "+tc.file, r.stdout, "sha256", "load      refused: ", tc.reason, "exports (")
+		wantContains(t, "stderr of inspect "+tc.file, r.stderr, path+" would be refused at load", tc.reason)
+
+		r = e.must(exitFailure, "plugin", "inspect", path, "--json")
+		rep := decodeJSON[map[string]any](t, r)
+		load, _ := rep["load"].(map[string]any)
+		if load["ok"] != false || !strings.Contains(load["error"].(string), tc.reason) {
+			t.Errorf("%s: load = %v", tc.file, load)
+		}
+		if _, ok := rep["describe"]; ok {
+			t.Errorf("%s: a describe for a plugin that does not load: %v", tc.file, rep["describe"])
+		}
+	}
+
+	// A file that is not WebAssembly would be refused too.
+	notWasm := writeFile(t, filepath.Join(t.TempDir(), "notes.wasm"), "hello")
+	r := e.must(exitFailure, "plugin", "inspect", notWasm)
+	wantContains(t, "stderr", r.stderr, "not a WebAssembly module")
+
+	// No such file, or a directory: usage errors.
+	r = e.must(exitUsage, "plugin", "inspect", filepath.Join(t.TempDir(), "missing.wasm"))
+	wantContains(t, "stderr", r.stderr, "missing.wasm: no such file")
+	r = e.must(exitUsage, "plugin", "inspect", t.TempDir())
+	wantContains(t, "stderr", r.stderr, "is a directory")
+}
+
+func TestPluginTestPolicy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	path := fixture(t, "allow-all.wasm")
+	in := inputFile(t, policyInput)
+
+	r := e.must(exitOK, "plugin", "test", path, "--hook", "policy", "--input", in, "--config", "allow=fs:read_*", "--config", "mode=strict", "--timeout-ms", roomy)
+	wantContains(t, "test", r.stdout, "{\n  \"decision\": \"allow\"\n}\n",
+		"plugin    allow-all", "hook      policy", "valid     yes: decision allow",
+		"duration  ", "memory    ", "guest", "kernel", "a fresh instance",
+		"limits    timeout_ms 30000, memory_mb 64, max_output_bytes 1048576")
+	wantNotContains(t, "stderr", r.stderr, "mcphost:", "warning")
+
+	// --json, with the input from standard input and other limits.
+	r = e.runStdin(policyInput, "plugin", "test", path, "--hook", "policy", "--input", "-", "--timeout-ms", "25000", "--memory-mb", "8", "--json")
+	if r.code != exitOK {
+		t.Fatalf("want exit 0:\n%s", r)
+	}
+	var rep struct {
+		Plugin        string          `json:"plugin"`
+		Hook          abi.Hook        `json:"hook"`
+		OK            bool            `json:"ok"`
+		Output        json.RawMessage `json:"output"`
+		Valid         bool            `json:"valid"`
+		Summary       string          `json:"summary"`
+		DurationNS    int64           `json:"duration_ns"`
+		MemoryBytes   uint64          `json:"memory_bytes"`
+		KernelBytes   uint64          `json:"kernel_memory_bytes"`
+		FreshInstance bool            `json:"fresh_instance"`
+		Limits        struct {
+			TimeoutMS int64 `json:"timeout_ms"`
+			MemoryMB  int   `json:"memory_mb"`
+		} `json:"limits"`
+		Error any `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r)
+	}
+	if !rep.OK || !rep.Valid || rep.Error != nil || rep.Plugin != "allow-all" || rep.Hook != abi.HookPolicy {
+		t.Errorf("report: %+v", rep)
+	}
+	v, err := plugins.DecodeOutput(abi.HookPolicy, rep.Output)
+	if err != nil {
+		t.Fatalf("output %s does not decode: %v", rep.Output, err)
+	}
+	if d := v.(*abi.PolicyDecision); d.Decision != abi.Allow {
+		t.Errorf("decision = %q", d.Decision)
+	}
+	if rep.DurationNS <= 0 || rep.MemoryBytes == 0 || rep.KernelBytes == 0 || !rep.FreshInstance {
+		t.Errorf("measurements: %+v", rep)
+	}
+	if rep.Limits.TimeoutMS != 25000 || rep.Limits.MemoryMB != 8 {
+		t.Errorf("limits: %+v", rep.Limits)
+	}
+
+	// Inline JSON; a request with a misspelt field gets a warning, and the
+	// call still runs.
+	r = e.must(exitOK, "plugin", "test", path, "--hook", "policy", "--input", `{"server":"a","tol":"b"}`, "--timeout-ms", roomy)
+	wantContains(t, "stderr", r.stderr, "warning: --input does not decode as a policy request", `unknown field "tol"`)
+}
+
+func TestPluginTestOtherHooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	path := fixture(t, "all-hooks.wasm")
+	for _, tc := range []struct {
+		hook, input, want string
+	}{
+		{"filter_tools", `{"server":"s","tools":[{"name":"a"}]}`, "valid     yes: keeps no tool"},
+		{"map_names", `{"tools":[{"server":"s","tool":"a"},{"server":"s","tool":"b"}],"constraints":{"max_length":64,"pattern":"^.*$"}}`, "valid     yes: 2 name(s): t0, t1"},
+		{"transform_result", `{"server":"s","tool":"t","name":"s_t","result":{"content":[]}}`, "valid     yes: a CallToolResult of"},
+	} {
+		r := e.must(exitOK, "plugin", "test", path, "--hook", tc.hook, "--input", tc.input, "--timeout-ms", roomy)
+		wantContains(t, "test "+tc.hook, r.stdout, tc.want)
+	}
+
+	// An auth answer's header values are credentials: redacted unless asked.
+	auth := `{"server":"s","url":"https://mcp.example.com/mcp"}`
+	r := e.must(exitOK, "plugin", "test", path, "--hook", "auth", "--input", auth, "--timeout-ms", roomy)
+	wantContains(t, "auth", r.stdout, `"Authorization": "[redacted: 16 bytes]"`, "Authorization (values redacted), expires in 60s")
+	wantNotContains(t, "auth", r.stdout+r.stderr, "Bearer all-hooks")
+	r = e.must(exitOK, "plugin", "test", path, "--hook", "auth", "--input", auth, "--timeout-ms", roomy, "--json")
+	wantNotContains(t, "auth --json", r.stdout, "Bearer all-hooks")
+	r = e.must(exitOK, "plugin", "test", path, "--hook", "auth", "--input", auth, "--timeout-ms", roomy, "--show-credentials")
+	wantContains(t, "auth --show-credentials", r.stdout, `"Authorization": "Bearer all-hooks"`)
+}
+
+// Secrets come from the environment (never the command line) and the
+// plugin's own log lines are shown.
+func TestPluginTestSecretAndLog(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.environ = []string{"PROBE_TOKEN=s3cr3t-value"}
+	path := fixture(t, "probe.wasm")
+
+	// probe's policy hook answers the value of the secret its input names
+	// (here "123", which is JSON): not a policy answer, so exit 1.
+	r := e.runStdin("123", "plugin", "test", path, "--hook", "policy", "--input", "-", "--secret", "123=PROBE_TOKEN", "--timeout-ms", roomy)
+	if r.code != exitFailure {
+		t.Fatalf("want exit 1:\n%s", r)
+	}
+	wantContains(t, "stdout", r.stdout, `output (not JSON): "s3cr3t-value"`, "valid     no: ")
+	wantContains(t, "stderr", r.stderr, "not a valid policy answer")
+	// ${VAR} as in a config file works too; without --secret the plugin gets nothing.
+	r = e.runStdin("123", "plugin", "test", path, "--hook", "policy", "--input", "-", "--secret", "123=${PROBE_TOKEN}", "--timeout-ms", roomy)
+	wantContains(t, "stdout", r.stdout, "s3cr3t-value")
+	r = e.runStdin("123", "plugin", "test", path, "--hook", "policy", "--input", "-", "--timeout-ms", roomy)
+	wantContains(t, "stdout", r.stdout, `"<none>"`)
+	wantNotContains(t, "output", r.stdout+r.stderr, "s3cr3t-value")
+
+	// probe's filter_tools hook logs its input at info level.
+	r = e.must(exitOK, "plugin", "test", path, "--hook", "filter_tools", "--input", `{"server":"logged-server","tools":[]}`, "--timeout-ms", roomy)
+	wantContains(t, "stderr", r.stderr, "[INFO]", "probe", "logged-server")
+	r = e.must(exitOK, "--log-level", "warn", "plugin", "test", path, "--hook", "filter_tools", "--input", `{"server":"logged-server","tools":[]}`, "--timeout-ms", roomy)
+	wantNotContains(t, "stderr with --log-level warn", r.stderr, "logged-server")
+}
+
+// Faults and errors exit 1 with a message that names the kind. None of
+// these depends on timing: the loop never ends, the bomb always reaches its
+// cap.
+func TestPluginTestFaults(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	hostile := inputFile(t, hostileInput)
+	for _, tc := range []struct {
+		file, hook, input string
+		flags             []string
+		kind              string
+		want              []string // in stderr
+	}{
+		{"loop.wasm", "policy", hostile, []string{"--timeout-ms", "50"}, "timeout",
+			[]string{"mcphost: timeout: ", `plugin "loop"`, "exceeded timeout_ms 50", "raise --timeout-ms"}},
+		{"membomb.wasm", "policy", hostile, []string{"--memory-mb", "4", "--timeout-ms", roomy}, "memory",
+			[]string{"mcphost: memory: ", `plugin "membomb"`, "exceeded memory_mb 4", "raise --memory-mb"}},
+		{"faults.wasm", "policy", hostile, []string{"--timeout-ms", roomy}, "trap",
+			[]string{"mcphost: trap: ", `plugin "faults": hook policy: trapped`}},
+		{"faults.wasm", "filter_tools", inputFile(t, `{"server":"s","tools":[]}`), []string{"--timeout-ms", roomy}, "error",
+			[]string{"mcphost: error: ", "deliberate failure"}},
+		{"faults.wasm", "map_names", inputFile(t, `{"tools":[]}`), []string{"--timeout-ms", roomy}, "exit",
+			[]string{"mcphost: exit: ", "proc_exit"}},
+		{"big-output.wasm", "policy", inputFile(t, policyInput), []string{"--timeout-ms", roomy}, "",
+			[]string{"not a valid policy answer"}},
+	} {
+		args := append([]string{"plugin", "test", fixture(t, tc.file), "--hook", tc.hook, "--input", tc.input}, tc.flags...)
+		r := e.must(exitFailure, args...)
+		wantContains(t, "stderr", r.stderr, tc.want...)
+		// One line for the failure: the runtime's warning is not repeated.
+		wantNotContains(t, "stderr", r.stderr, "instance discarded")
+		if tc.kind == "" {
+			continue
+		}
+		wantContains(t, "stdout", r.stdout, "error     "+tc.kind+": ", "duration  ")
+
+		r = e.must(exitFailure, append(args, "--json")...)
+		rep := decodeJSON[map[string]any](t, r)
+		errRep, _ := rep["error"].(map[string]any)
+		if rep["ok"] != false || errRep["kind"] != tc.kind {
+			t.Errorf("%s %s --json: %v", tc.file, tc.hook, rep)
+		}
+	}
+
+	// A plugin that does not load fails the test with exit 1 too.
+	r := e.must(exitFailure, "plugin", "test", fixture(t, "abi2.wasm"), "--hook", "policy", "--input", inputFile(t, policyInput))
+	wantContains(t, "stderr", r.stderr, "mcphost: load: ", "ABI version 2", "mcphost plugin inspect")
+}
+
+func TestPluginBench(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	path := fixture(t, "allow-all.wasm")
+	in := inputFile(t, policyInput)
+
+	r := e.must(exitOK, "plugin", "bench", path, "--hook", "policy", "--input", in, "--n", "50", "--timeout-ms", roomy)
+	wantContains(t, "bench", r.stdout,
+		"plugin     allow-all", "hook       policy", "calls      50 in ", "concurrency 1", "warm-up calls",
+		"errors     0\n", "calls/s    ", "median     ", "p90        ", "p99        ", "max        ",
+		"instances  1 created, 0 discarded")
+	for _, field := range []string{"calls/s", "median", "p90", "p99", "max"} {
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, field+" ") && len(strings.Fields(line)) != 2 {
+				t.Errorf("line %q: want %s and one value", line, field)
+			}
+		}
+	}
+
+	r = e.must(exitOK, "plugin", "bench", path, "--hook", "policy", "--input", in, "--n", "50", "--concurrency", "4", "--timeout-ms", roomy, "--json")
+	var rep struct {
+		Calls       int     `json:"calls"`
+		Errors      int     `json:"errors"`
+		Concurrency int     `json:"concurrency"`
+		CallsPerSec float64 `json:"calls_per_sec"`
+		MedianNS    int64   `json:"median_ns"`
+		P90NS       int64   `json:"p90_ns"`
+		P99NS       int64   `json:"p99_ns"`
+		MaxNS       int64   `json:"max_ns"`
+		Instances   int64   `json:"instances_created"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r)
+	}
+	if rep.Calls != 50 || rep.Errors != 0 || rep.Concurrency != 4 || rep.CallsPerSec <= 0 {
+		t.Errorf("report: %+v", rep)
+	}
+	if !(0 < rep.MedianNS && rep.MedianNS <= rep.P90NS && rep.P90NS <= rep.P99NS && rep.P99NS <= rep.MaxNS) {
+		t.Errorf("percentiles out of order: %+v", rep)
+	}
+	if rep.Instances < 1 || rep.Instances > 4 {
+		t.Errorf("instances created = %d, want 1 to 4 (one per caller at most)", rep.Instances)
+	}
+
+	// A first call that fails: nothing to measure.
+	r = e.must(exitFailure, "plugin", "bench", fixture(t, "faults.wasm"), "--hook", "filter_tools",
+		"--input", `{"server":"s","tools":[]}`, "--n", "5", "--timeout-ms", roomy)
+	wantContains(t, "stderr", r.stderr, "the first call failed", "deliberate failure", "mcphost plugin test")
+}
+
+func TestPluginUsageErrors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	path := fixture(t, "allow-all.wasm")
+	in := inputFile(t, policyInput)
+	notJSON := inputFile(t, "decision: allow")
+	test := func(args ...string) []string { return append([]string{"plugin", "test", path}, args...) }
+	bench := func(args ...string) []string { return append([]string{"plugin", "bench", path}, args...) }
+	for _, tc := range []struct {
+		args []string
+		want []string // in stderr
+	}{
+		{test("--hook", "teleport", "--input", in), []string{`--hook "teleport": not a hook of ABI v1`, "policy, transform_result"}},
+		{test("--hook", "auth", "--input", in), []string{"--hook auth: plugin allow-all has no auth hook (it describes policy): use --hook policy"}},
+		{test("--input", in), []string{"--hook is required", "mcphost plugin inspect"}},
+		{test("--hook", "policy"), []string{"--input is required", "- for standard input"}},
+		{test("--hook", "policy", "--input", in, "--config", "novalue"), []string{`--config: an entry has no "="`, "KEY=VALUE"}},
+		{test("--hook", "policy", "--input", in, "--config", "=v"), []string{`--config: an entry has no name before "="`}},
+		{test("--hook", "policy", "--input", in, "--timeout-ms", "0"), []string{"--timeout-ms 0", "1 to 60000"}},
+		{test("--hook", "policy", "--input", in, "--memory-mb", "9999"), []string{"--memory-mb 9999", "1 to 4096"}},
+		{test("--hook", "policy", "--input", filepath.Join(t.TempDir(), "nope.json")), []string{"nope.json: no such file"}},
+		{test("--hook", "policy", "--input", notJSON), []string{"input.json: not JSON"}},
+		{test("--hook", "policy", "--input", "{oops"), []string{"--input: not JSON"}},
+		{test("--hook", "policy", "--input", in, "--secret", "token"), []string{`--secret "token": write NAME=ENVVAR`}},
+		{test("--hook", "policy", "--input", in, "--secret", "token=UNSET_VAR"), []string{"UNSET_VAR is not set", "export it"}},
+		{test("--hook", "policy", "--input", in, "--secret", "token=not a var"), []string{"not an environment variable name"}},
+		{test("--hook", "policy", "--input", in, "--timeout-ms", "soon"), []string{"--timeout-ms", "mcphost plugin test --help"}},
+		{[]string{"plugin", "test", filepath.Join(t.TempDir(), "gone.wasm"), "--hook", "policy", "--input", in}, []string{"gone.wasm: no such file"}},
+		{[]string{"plugin", "test"}, []string{"accepts 1 arg(s)"}},
+		{[]string{"plugin", "inspect"}, []string{"accepts 1 arg(s)"}},
+		{[]string{"plugin", "bogus"}, []string{`unknown command "bogus" for "mcphost plugin"`}},
+		{bench("--hook", "policy", "--input", in, "--n", "0"), []string{"--n 0"}},
+		{bench("--hook", "policy", "--input", in, "--concurrency", "0"), []string{"--concurrency 0", "1 to 256"}},
+		{bench("--hook", "policy", "--input", in, "--n", "10", "--duration", "1s"), []string{"--n and --duration: give one of them"}},
+		{bench("--hook", "policy", "--input", in, "--duration", "-1s"), []string{"--duration -1s"}},
+		{bench("--hook", "nope", "--input", in), []string{`--hook "nope"`}},
+		{bench("--hook", "policy"), []string{"--input is required"}},
+	} {
+		r := e.run(tc.args...)
+		if r.code != exitUsage {
+			t.Errorf("want exit 2:\n%s", r)
+			continue
+		}
+		if r.stdout != "" {
+			t.Errorf("usage error printed on stdout:\n%s", r)
+		}
+		wantContains(t, "stderr of mcphost "+strings.Join(tc.args, " "), r.stderr, tc.want...)
+	}
+}
+
+func TestPluginHelp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.must(exitOK, "plugin", "--help")
+	wantContains(t, "plugin help", r.stdout, "inspect", "test", "bench", "mcphost plugin inspect policy.wasm")
+	r = e.must(exitOK, "plugin")
+	wantContains(t, "plugin", r.stdout, "Available Commands:")
+	r = e.must(exitOK, "plugin", "test", "--help")
+	wantContains(t, "plugin test help", r.stdout, "--hook", "--input", "--config", "--secret", "--timeout-ms", "--memory-mb", "--json",
+		"Exit status", "mcphost plugin test deny-destructive.wasm --hook policy", `"destructiveHint":true`, "not a config",
+		"--timeout-ms int       limits.timeout_ms: wall-clock time of one call, 1 to 60000 (default 100)",
+		"(default 64)")
+	r = e.must(exitOK, "plugin", "bench", "--help")
+	wantContains(t, "plugin bench help", r.stdout, "--n int", "--concurrency", "--duration", "p99", "Exit status")
+	r = e.must(exitOK, "plugin", "inspect", "--help")
+	wantContains(t, "plugin inspect help", r.stdout, "sha256", "--json", "Exit status")
+}
