@@ -35,6 +35,14 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo_ apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}"
 fi
 
+step "building the example plugins (Go and Rust)"
+plugins_dir=$(mktemp -d)
+trap 'rm -rf "$plugins_dir"' EXIT
+scripts/build-plugins.sh "$plugins_dir"
+# The example-plugin conformance tests and the demo's embedded-plugin check
+# use these builds.
+export MCPHOST_BUILT_PLUGINS="$plugins_dir"
+
 step "gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
 if [ -n "$unformatted" ]; then
