@@ -64,7 +64,9 @@ func document(b []byte, fn func(d *decoder) error) error {
 	if err := fn(d); err != nil {
 		return err
 	}
-	if d.peek() != 0 {
+	// Not peek: it also answers 0 for a NUL byte, which is data too.
+	d.ws()
+	if d.i < len(d.b) {
 		return d.errorf("data after the document")
 	}
 	return nil
