@@ -102,19 +102,28 @@ func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.Rea
 			return nil, err
 		}
 	}
+	return request(h, ctx, serverID, "resources/read "+quote(uri), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+		return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	})
+}
+
+// request makes one request to a ready server under its request_timeout and
+// the host's lifetime, explaining a failure (what names the request).
+func request[T any](h *Host, ctx context.Context, serverID, what string, fn func(context.Context, *mcp.ClientSession) (T, error)) (T, error) {
+	var zero T
 	s, err := h.server(serverID)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	sess, err := s.readySession()
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	rctx, cancel := s.requestContext(ctx, 0)
 	defer cancel()
-	res, err := sess.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri})
+	res, err := fn(rctx, sess)
 	if err != nil {
-		return nil, s.callError(ctx, rctx, "resources/read "+quote(uri), s.cfg.RequestTimeout, err)
+		return zero, s.callError(ctx, rctx, what, s.cfg.RequestTimeout, err)
 	}
 	return res, nil
 }
@@ -188,21 +197,9 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	s, err := h.server(serverID)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := s.readySession()
-	if err != nil {
-		return nil, err
-	}
-	rctx, cancel := s.requestContext(ctx, 0)
-	defer cancel()
-	res, err := sess.GetPrompt(rctx, &mcp.GetPromptParams{Name: prompt, Arguments: args})
-	if err != nil {
-		return nil, s.callError(ctx, rctx, "prompt "+quote(prompt), s.cfg.RequestTimeout, err)
-	}
-	return res, nil
+	return request(h, ctx, serverID, "prompt "+quote(prompt), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+		return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt, Arguments: args})
+	})
 }
 
 func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
@@ -230,21 +227,9 @@ func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
 
 // Complete asks a server for argument completions (completion/complete).
 func (h *Host) Complete(ctx context.Context, serverID string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	s, err := h.server(serverID)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := s.readySession()
-	if err != nil {
-		return nil, err
-	}
-	rctx, cancel := s.requestContext(ctx, 0)
-	defer cancel()
-	res, err := sess.Complete(rctx, params)
-	if err != nil {
-		return nil, s.callError(ctx, rctx, "completion/complete", s.cfg.RequestTimeout, err)
-	}
-	return res, nil
+	return request(h, ctx, serverID, "completion/complete", func(ctx context.Context, sess *mcp.ClientSession) (*mcp.CompleteResult, error) {
+		return sess.Complete(ctx, params)
+	})
 }
 
 // eachServer runs fn for one named server, or for every ready server when
