@@ -182,10 +182,7 @@ func wantNotContains(t *testing.T, what, s string, subs ...string) {
 func TestUsageErrorsExit2(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	for _, tc := range []struct {
-		args []string
-		want []string // in stderr
-	}{
+	wantUsageErrors(t, e, []usageCase{
 		{[]string{"bogus"}, []string{`unknown command "bogus"`, "mcphost --help"}},
 		{[]string{"--log-level", "bogus", "tools"}, []string{`--log-level "bogus"`, "debug"}},
 		{[]string{"tools", "--nope"}, []string{"unknown flag: --nope", "mcphost tools --help"}},
@@ -198,17 +195,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"prompt", "p", "--arg", "novalue"}, []string{`--arg "novalue"`, "key=value"}},
 		{[]string{"--config", filepath.Join(e.work, "missing.yaml"), "servers"}, []string{"missing.yaml"}},
 		{[]string{"--name-scheme", "bogus", "servers"}, []string{"bogus"}},
-	} {
-		r := e.run(tc.args...)
-		if r.code != exitUsage {
-			t.Errorf("want exit 2:\n%s", r)
-			continue
-		}
-		if r.stdout != "" {
-			t.Errorf("usage error printed on stdout:\n%s", r)
-		}
-		wantContains(t, "stderr of mcphost "+strings.Join(tc.args, " "), r.stderr, tc.want...)
-	}
+	})
 }
 
 func TestBadConfigFileExit2(t *testing.T) {
@@ -271,4 +258,28 @@ func TestLogsGoToStderr(t *testing.T) {
 
 	r = e.must(exitOK, "--config", cfg, "--log-level", "off", "tools")
 	wantNotContains(t, "stderr", r.stderr, "[WARN]")
+}
+
+// usageCase is a command line that must be refused as a usage error, and
+// what its stderr must say.
+type usageCase struct {
+	args []string
+	want []string // in stderr
+}
+
+// wantUsageErrors runs each case: exit 2, nothing on stdout, a message
+// containing want on stderr.
+func wantUsageErrors(t *testing.T, e *testEnv, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		r := e.run(tc.args...)
+		if r.code != exitUsage {
+			t.Errorf("want exit 2:\n%s", r)
+			continue
+		}
+		if r.stdout != "" {
+			t.Errorf("usage error printed on stdout:\n%s", r)
+		}
+		wantContains(t, "stderr of mcphost "+strings.Join(tc.args, " "), r.stderr, tc.want...)
+	}
 }

@@ -44,8 +44,9 @@ func parseScope(s string, allowEffective bool) (config.Scope, error) {
 	return scope, nil
 }
 
-// keyValues parses repeated K=V flags.
-func keyValues(flag string, items []string) (map[string]string, error) {
+// keyValues parses repeated K=V flags. hint, if any, says more about what
+// the flag is for. An entry is never echoed: it may hold a secret.
+func keyValues(flag, hint string, items []string) (map[string]string, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -53,12 +54,11 @@ func keyValues(flag string, items []string) (map[string]string, error) {
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
 		if !ok || k == "" {
-			// The entry may hold a secret (TOKEN:abc...): never echo it.
 			what := "has no \"=\""
 			if ok {
 				what = "has no name before \"=\""
 			}
-			return nil, usageError("--%s: an entry %s: write KEY=VALUE (the entry is not shown: it may hold a secret)", flag, what)
+			return nil, usageError("--%s: an entry %s: write KEY=VALUE%s (the entry is not shown: it may hold a secret)", flag, what, hint)
 		}
 		m[k] = v
 	}
@@ -114,10 +114,10 @@ ${VAR} references, expanded when the server starts; they are never printed.`,
 				return usageError("--env, --cwd and --arg are for servers started with --command; a --url server takes --header")
 			}
 			var err error
-			if e.Env, err = keyValues("env", envs); err != nil {
+			if e.Env, err = keyValues("env", "", envs); err != nil {
 				return err
 			}
-			if e.Headers, err = keyValues("header", headers); err != nil {
+			if e.Headers, err = keyValues("header", "", headers); err != nil {
 				return err
 			}
 			if disabled {

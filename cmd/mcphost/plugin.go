@@ -334,7 +334,7 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	if f.memoryMB < 1 || f.memoryMB > config.MaxPluginMemoryMB {
 		return nil, usageError("--memory-mb %d: give a whole number of MiB from 1 to %d", f.memoryMB, config.MaxPluginMemoryMB)
 	}
-	cfg, err := pluginConfigFlags(f.config)
+	cfg, err := keyValues("config", ", one entry of the plugin's config; the plugin commands read no config file", f.config)
 	if err != nil {
 		return nil, err
 	}
@@ -352,27 +352,6 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	spec.Limits.Timeout = time.Duration(f.timeoutMS) * time.Millisecond
 	spec.Limits.MemoryMB = f.memoryMB
 	return &preparedCall{path: path, spec: spec, hook: hook, input: input}, nil
-}
-
-// pluginConfigFlags parses --config KEY=VALUE entries. Like keyValues, it
-// never echoes an entry (it may hold a secret given by mistake).
-func pluginConfigFlags(items []string) (map[string]string, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	m := map[string]string{}
-	for _, it := range items {
-		k, v, ok := strings.Cut(it, "=")
-		if !ok || k == "" {
-			what := "has no \"=\""
-			if ok {
-				what = "has no name before \"=\""
-			}
-			return nil, usageError("--config: an entry %s: write KEY=VALUE, one entry of the plugin's config (the plugin commands read no config file; the entry is not shown: it may hold a secret)", what)
-		}
-		m[k] = v
-	}
-	return m, nil
 }
 
 // secretFlags reads --secret NAME=ENVVAR entries from the environment. No

@@ -382,10 +382,7 @@ func TestPluginUsageErrors(t *testing.T) {
 	notJSON := inputFile(t, "decision: allow")
 	test := func(args ...string) []string { return append([]string{"plugin", "test", path}, args...) }
 	bench := func(args ...string) []string { return append([]string{"plugin", "bench", path}, args...) }
-	for _, tc := range []struct {
-		args []string
-		want []string // in stderr
-	}{
+	wantUsageErrors(t, e, []usageCase{
 		{test("--hook", "teleport", "--input", in), []string{`--hook "teleport": not a hook of ABI v1`, "policy, transform_result"}},
 		{test("--hook", "auth", "--input", in), []string{"--hook auth: plugin allow-all has no auth hook (it describes policy): use --hook policy"}},
 		{test("--input", in), []string{"--hook is required", "mcphost plugin inspect"}},
@@ -411,17 +408,7 @@ func TestPluginUsageErrors(t *testing.T) {
 		{bench("--hook", "policy", "--input", in, "--duration", "-1s"), []string{"--duration -1s"}},
 		{bench("--hook", "nope", "--input", in), []string{`--hook "nope"`}},
 		{bench("--hook", "policy"), []string{"--input is required"}},
-	} {
-		r := e.run(tc.args...)
-		if r.code != exitUsage {
-			t.Errorf("want exit 2:\n%s", r)
-			continue
-		}
-		if r.stdout != "" {
-			t.Errorf("usage error printed on stdout:\n%s", r)
-		}
-		wantContains(t, "stderr of mcphost "+strings.Join(tc.args, " "), r.stderr, tc.want...)
-	}
+	})
 }
 
 func TestPluginHelp(t *testing.T) {
