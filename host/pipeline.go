@@ -270,13 +270,22 @@ func validDecision(d *abi.PolicyDecision) error {
 }
 
 // applyTransforms runs the transform stages over a result, in chain order.
+// The result is encoded once; each stage's output is checked by decoding it
+// (so a bad answer is blamed on its stage) and handed on as it came.
 func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	var raw []byte
 	for _, is := range h.pipeline.stages {
 		if is.transform == nil || !is.appliesTo(tool.Server) {
 			continue
 		}
+		if raw == nil {
+			var err error
+			if raw, err = json.Marshal(res); err != nil {
+				return nil, fmt.Errorf("server %q: tool %q: encoding the result: %w", tool.Server, tool.Tool, err)
+			}
+		}
 		start := time.Now()
-		out, err := h.transformOnce(ctx, is, tool, args, res)
+		outRaw, out, err := transformOnce(ctx, is, tool, args, raw)
 		ev := AuditEvent{Stage: is.name, Hook: abi.HookTransformResult, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
 		if err != nil {
 			ev.Err = err.Error()
@@ -296,30 +305,26 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			continue
 		}
 		h.audit(ev)
-		res = out
+		raw, res = outRaw, out
 	}
 	return res, nil
 }
 
-func (h *Host) transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
-	}
+func transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[string]any, raw []byte) ([]byte, *mcp.CallToolResult, error) {
 	resp, err := is.transform.TransformResult(ctx, &abi.TransformResultRequest{
 		Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Result: raw,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if resp == nil || len(resp.Result) == 0 {
-		return nil, errors.New("no result returned")
+		return nil, nil, errors.New("no result returned")
 	}
 	var out mcp.CallToolResult
 	if err := json.Unmarshal(resp.Result, &out); err != nil {
-		return nil, fmt.Errorf("the returned result is not a CallToolResult: %w", err)
+		return nil, nil, fmt.Errorf("the returned result is not a CallToolResult: %w", err)
 	}
-	return &out, nil
+	return resp.Result, &out, nil
 }
 
 // filterTools runs the filter stages over one server's tool list: the

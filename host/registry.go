@@ -16,6 +16,7 @@ type registry struct {
 	mu        sync.RWMutex
 	tools     []Tool           // sorted by public name
 	byName    map[string]*Tool // public name -> tool
+	byDisplay map[string]*Tool // "server:tool" -> tool
 }
 
 // rebuildRegistry recomputes every public name from the ready servers' tools.
@@ -72,11 +73,13 @@ func (h *Host) rebuildRegistry() {
 	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })
 	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return a.Name == b.Name })
 	byName := make(map[string]*Tool, len(tools))
+	byDisplay := make(map[string]*Tool, len(tools))
 	for i := range tools {
 		byName[tools[i].Name] = &tools[i]
+		byDisplay[tools[i].Display] = &tools[i]
 	}
 	h.registry.mu.Lock()
-	h.registry.tools, h.registry.byName = tools, byName
+	h.registry.tools, h.registry.byName, h.registry.byDisplay = tools, byName, byDisplay
 	h.registry.mu.Unlock()
 }
 
@@ -95,10 +98,8 @@ func (h *Host) Resolve(name string) (Tool, bool) {
 	if t, ok := h.registry.byName[name]; ok {
 		return *t, true
 	}
-	for _, t := range h.registry.tools {
-		if t.Display == name {
-			return t, true
-		}
+	if t, ok := h.registry.byDisplay[name]; ok {
+		return *t, true
 	}
 	return Tool{}, false
 }
