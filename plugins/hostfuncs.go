@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 
-	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/plugins/internal/kernel"
 )
 
 // mcphost's host functions, in module abi.HostModule. They never trap on
@@ -29,48 +30,60 @@ const (
 	maxHTTPRequestJSON = 2 * maxHTTPBody
 )
 
-func (p *Plugin) hostFunctions(withHTTP bool) []extism.HostFunction {
-	i32, i64 := extism.ValueTypeI32, extism.ValueTypeI64
-	fns := []extism.HostFunction{
-		extism.NewHostFunctionWithStack(abi.FuncLog, p.hostLog, []extism.ValueType{i32, i64}, nil),
-		extism.NewHostFunctionWithStack(abi.FuncSecret, p.hostSecret, []extism.ValueType{i64}, []extism.ValueType{i64}),
+func (p *Plugin) hostFunctions(withHTTP bool) []kernel.HostFunc {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	fn := func(name string, params, results []api.ValueType, f func(context.Context, *kernel.Instance, []uint64)) kernel.HostFunc {
+		return kernel.HostFunc{Module: abi.HostModule, Name: name, Params: params, Results: results, Fn: f}
+	}
+	fns := []kernel.HostFunc{
+		fn(abi.FuncLog, []api.ValueType{i32, i64}, nil, p.hostLog),
+		fn(abi.FuncSecret, []api.ValueType{i64}, []api.ValueType{i64}, p.hostSecret),
 	}
 	if withHTTP {
-		fns = append(fns, extism.NewHostFunctionWithStack(abi.FuncHTTP, p.hostHTTP, []extism.ValueType{i64}, []extism.ValueType{i64}))
-	}
-	for i := range fns {
-		fns[i].SetNamespace(abi.HostModule)
+		fns = append(fns, fn(abi.FuncHTTP, []api.ValueType{i64}, []api.ValueType{i64}, p.hostHTTP))
 	}
 	return fns
 }
 
-// readBlock reads up to limit bytes of the Extism block at off and frees the
+// readBlock reads up to limit bytes of the kernel block at off and frees the
 // block. ok is false for an offset that is not a block; n is the block's
 // full length.
-func readBlock(cp *extism.CurrentPlugin, off uint64, limit int) (data []byte, n uint64, ok bool) {
+func readBlock(k *kernel.Instance, off uint64, limit int) (data []byte, n uint64, ok bool) {
 	if off == 0 || off > math.MaxUint32 {
 		return nil, 0, false
 	}
-	defer cp.Free(off)
-	n, err := cp.Length(off)
-	if err != nil || n == 0 {
-		return nil, 0, n == 0 && err == nil
-	}
-	take := n
-	if take > uint64(limit) {
-		take = uint64(limit)
-	}
-	buf, ok := cp.Memory().Read(uint32(off), uint32(take))
+	buf, ok := k.Block(off)
 	if !ok {
-		return nil, n, false
+		return nil, 0, false
 	}
-	return append([]byte(nil), buf...), n, true
+	n = uint64(len(buf))
+	if len(buf) > limit {
+		buf = buf[:limit]
+	}
+	data = append([]byte(nil), buf...)
+	k.Free(off)
+	return data, n, true
+}
+
+// extismLog takes what a guest logs with Extism's log_* functions (a guest
+// built with an Extism PDK): into the host's log like mcphost_log.
+func (p *Plugin) extismLog(ctx context.Context, _ *kernel.Instance, level kernel.Level, msg []byte) {
+	n := uint64(len(msg))
+	if len(msg) > maxGuestMessage {
+		msg = msg[:maxGuestMessage]
+	}
+	p.logGuest(ctx, int32(level), msg, n, true)
 }
 
 // hostLog: (level i32, message i64) -> ().
-func (p *Plugin) hostLog(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {
-	level := int32(uint32(stack[0]))
-	data, n, ok := readBlock(cp, stack[1], maxGuestMessage)
+func (p *Plugin) hostLog(ctx context.Context, k *kernel.Instance, stack []uint64) {
+	data, n, ok := readBlock(k, stack[1], maxGuestMessage)
+	p.logGuest(ctx, int32(uint32(stack[0])), data, n, ok)
+}
+
+// logGuest writes a guest's log line of level (abi.Log*): data is the
+// message, cut from n bytes; !ok is a bad message pointer.
+func (p *Plugin) logGuest(ctx context.Context, level int32, data []byte, n uint64, ok bool) {
 	log := p.log
 	if st, _ := ctx.Value(callKey{}).(*callState); st != nil {
 		if st.logs >= maxLogLines {
@@ -106,10 +119,10 @@ func (p *Plugin) hostLog(ctx context.Context, cp *extism.CurrentPlugin, stack []
 
 // hostSecret: (name i64) -> (value i64). Only the names the configuration
 // grants; values are never logged.
-func (p *Plugin) hostSecret(_ context.Context, cp *extism.CurrentPlugin, stack []uint64) {
+func (p *Plugin) hostSecret(_ context.Context, k *kernel.Instance, stack []uint64) {
 	off := stack[0]
 	stack[0] = 0
-	data, n, ok := readBlock(cp, off, maxSecretName)
+	data, n, ok := readBlock(k, off, maxSecretName)
 	if !ok || n > maxSecretName {
 		p.log.Warn("mcphost_secret: bad secret name")
 		return
@@ -120,9 +133,9 @@ func (p *Plugin) hostSecret(_ context.Context, cp *extism.CurrentPlugin, stack [
 		p.log.Debug("mcphost_secret: not granted", "secret", guestText(name))
 		return
 	}
-	val, err := cp.WriteBytes([]byte(v))
-	if err != nil {
-		p.log.Warn("mcphost_secret: cannot write into the guest's memory", "secret", name, "error", err)
+	val := k.Put([]byte(v))
+	if val == 0 && v != "" {
+		p.log.Warn("mcphost_secret: no room in the kernel memory for the value (memory_mb)", "secret", name)
 		return
 	}
 	stack[0] = val
@@ -130,8 +143,8 @@ func (p *Plugin) hostSecret(_ context.Context, cp *extism.CurrentPlugin, stack [
 
 // hostHTTP: (request i64) -> (response i64), auth plugins only. Refusals and
 // failures are responses with Error set.
-func (p *Plugin) hostHTTP(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {
-	resp := p.doHTTP(ctx, cp, stack[0])
+func (p *Plugin) hostHTTP(ctx context.Context, k *kernel.Instance, stack []uint64) {
+	resp := p.doHTTP(ctx, k, stack[0])
 	if resp.Error != "" {
 		p.log.Warn("mcphost_http: " + resp.Error)
 	}
@@ -139,19 +152,18 @@ func (p *Plugin) hostHTTP(ctx context.Context, cp *extism.CurrentPlugin, stack [
 	if err != nil {
 		data = []byte(`{"status":0,"error":"cannot encode the response"}`)
 	}
-	off, err := cp.WriteBytes(data)
-	if err != nil {
-		p.log.Warn("mcphost_http: cannot write the response into the guest's memory", "error", err)
-		off = 0
+	off := k.Put(data)
+	if off == 0 {
+		p.log.Warn("mcphost_http: no room in the kernel memory for the response (memory_mb)")
 	}
 	stack[0] = off
 }
 
-func (p *Plugin) doHTTP(ctx context.Context, cp *extism.CurrentPlugin, off uint64) *abi.HTTPResponse {
+func (p *Plugin) doHTTP(ctx context.Context, k *kernel.Instance, off uint64) *abi.HTTPResponse {
 	refuse := func(format string, args ...any) *abi.HTTPResponse {
 		return &abi.HTTPResponse{Error: fmt.Sprintf(format, args...)}
 	}
-	data, n, ok := readBlock(cp, off, maxHTTPRequestJSON)
+	data, n, ok := readBlock(k, off, maxHTTPRequestJSON)
 	if !ok {
 		return refuse("bad request pointer")
 	}

@@ -29,12 +29,6 @@ type Options struct {
 	// calls (more calls wait for a free instance). 0 means
 	// min(2*GOMAXPROCS, 8).
 	PoolSize int
-	// AllowGuestOutput permits the EXTISM_ENABLE_WASI_OUTPUT environment
-	// variable, which makes Extism connect the guests' stdout and stderr to
-	// the process's. Without it Load refuses to run while the variable is
-	// set: in stdio mode stdout is the MCP stream, and a plugin writing to it
-	// would corrupt the session. For plugin development only.
-	AllowGuestOutput bool
 }
 
 func (o Options) logger() hclog.Logger {
@@ -49,17 +43,6 @@ func (o Options) poolSize() int {
 		return o.PoolSize
 	}
 	return min(2*runtime.GOMAXPROCS(0), 8)
-}
-
-// guestOutputEnv is Extism's switch for connecting guest stdout/stderr to
-// the host's (read by extism.CompiledPlugin.Instance).
-const guestOutputEnv = "EXTISM_ENABLE_WASI_OUTPUT"
-
-func (o Options) check() error {
-	if _, set := os.LookupEnv(guestOutputEnv); set && !o.AllowGuestOutput {
-		return fmt.Errorf("plugins: %s is set: Extism would connect plugins' stdout and stderr to mcphost's (in stdio mode stdout is the MCP stream); unset it", guestOutputEnv)
-	}
-	return nil
 }
 
 // DefaultCacheDir is where compiled plugins are cached:

@@ -17,21 +17,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/hashicorp/go-hclog"
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/plugins/internal/kernel"
 )
 
 const (
 	// maxWasmBytes bounds the file read at load. A Go guest is ~3.5 MB.
 	maxWasmBytes = 128 << 20
-	// maxVarBytes bounds Extism's per-instance variables (var_set). Setting
-	// Manifest.Memory zeroes this limit, which disables vars; 1 MiB is
-	// Extism's own default. Vars live in one instance of the pool, so a
+	// maxVarBytes bounds an instance's Extism variables (var_set); 1 MiB
+	// is Extism's own default. Vars live in one instance of the pool, so a
 	// plugin cannot use them as state shared between calls.
 	maxVarBytes = 1 << 20
 	// maxGuestMessage caps a guest's error message and log line.
@@ -54,7 +52,7 @@ var minInitTimeout = 5 * time.Second
 // lets calls through.
 //
 // It is safe for concurrent use: each call takes an instance of its own
-// (Extism instances are not thread-safe).
+// (an instance is not thread-safe).
 type Plugin struct {
 	name        string
 	spec        config.Plugin
@@ -72,7 +70,7 @@ type Plugin struct {
 	guard       *httpGuard
 	cache       *Cache
 	ownsCache   bool
-	compiled    *extism.CompiledPlugin
+	compiled    *kernel.Module
 	pool        *pool
 	loadErr     *Error
 	loadTime    time.Duration
@@ -85,9 +83,9 @@ type Plugin struct {
 	calls, failures, faults, created, discarded atomic.Int64
 }
 
-// instance is one Extism instance, used by one call at a time.
+// instance is one instance of the guest, used by one call at a time.
 type instance struct {
-	pl    *extism.Plugin
+	k     *kernel.Instance
 	t     *tracker
 	desc  *abi.Description
 	calls int
@@ -96,16 +94,13 @@ type instance struct {
 func (i *instance) close() {
 	// Closing never fails in a way the host could act on; a closed module
 	// reports an error we do not need.
-	_ = i.pl.Close(context.Background())
+	_ = i.k.Close(context.Background())
 }
 
 // Open loads one plugin described by spec (see SpecForFile to make one for
 // a file). On error the Plugin is nil; the error is an *Error of KindLoad
 // naming the plugin and the problem. The caller closes the Plugin.
 func Open(ctx context.Context, spec *config.Plugin, opts Options) (*Plugin, error) {
-	if err := opts.check(); err != nil {
-		return nil, err
-	}
 	cache, owned := opts.openCache()
 	p := load(ctx, spec, opts, cache, owned)
 	if p.loadErr != nil {
@@ -236,37 +231,25 @@ func (p *Plugin) load(ctx context.Context, opts Options) *Error {
 	for k, v := range spec.Config {
 		guestConfig[k] = v
 	}
-	manifest := extism.Manifest{
-		Wasm: []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
-		Memory: &extism.ManifestMemory{
-			// memory_mb is enforced exactly by the instances' allocator
-			// (tracker), which can tell that a grow was refused. wazero's
-			// own limit, at twice the cap, is a backstop.
-			MaxPages:    uint32(min(2*p.limits.MemoryMB*(mib/65536), 65536)),
-			MaxVarBytes: maxVarBytes,
-			// Extism's own http_request is never allowed (no allowed
-			// hosts), so it gets no response budget either.
-			MaxHttpResponseBytes: 0,
-		},
-		Config: guestConfig,
-		// Empty: Extism's http_request refuses every host (it panics the
-		// guest, which the call reports as a trap). It would follow
-		// redirects to any host and ignores private addresses; auth
-		// plugins use mcphost_http instead.
-		AllowedHosts: nil,
-		// The only thing that stops a runaway guest: a Timeout turns on
-		// wazero's close-on-context-done. A context deadline alone is
-		// ignored.
-		Timeout: uint64(p.limits.Timeout.Milliseconds()),
-	}
-	rc := wazero.NewRuntimeConfig().WithCompilationCache(p.cache.c)
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
-		RuntimeConfig: rc,
-		// Go guests need WASI. Extism's default module config gives them no
-		// filesystem, environment, arguments or sockets, discards stdout and
-		// stderr, and a fake clock and deterministic random source.
-		EnableWasi: true,
-	}, p.hostFunctions(wantsAuth))
+	compiled, err := kernel.Compile(ctx, data, kernel.Config{
+		Cache: p.cache.c,
+		// memory_mb is enforced exactly by the instances' allocator
+		// (tracker), which can tell that a grow was refused. wazero's own
+		// limit, at twice the cap, is a backstop.
+		MemoryLimitPages: uint32(min(2*p.limits.MemoryMB*(mib/65536), 65536)),
+		// The kernel's blocks (input, output, what the guest allocates)
+		// are held to the same cap as the guest's own memory.
+		KernelBytes: uint64(p.limits.MemoryMB) * mib,
+		Config:      guestConfig,
+		MaxVarBytes: maxVarBytes,
+		Log:         p.extismLog,
+		LogLevel:    kernel.LevelTrace,
+		// Go guests need WASI: wazero's defaults give them no filesystem,
+		// environment, arguments or sockets, discard stdout and stderr, and
+		// a fake clock and deterministic random source.
+		WASI:      true,
+		HostFuncs: p.hostFunctions(wantsAuth),
+	})
 	if err != nil {
 		return p.loadError("compiling: %v", firstLine(err.Error()))
 	}
@@ -474,14 +457,14 @@ func hookList(hooks []abi.Hook) string {
 }
 
 // newInstance makes an instance and calls mcphost_describe on it: that runs
-// the guest's initialiser (Extism does it before the first call) under the
+// the guest's initialiser (the kernel does it before the first call) under the
 // init timeout rather than the first hook call's timeout_ms, and checks
 // that the instance works before any hook uses it.
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	t := &tracker{limit: uint64(p.limits.MemoryMB) * mib}
 	ictx, cancel := context.WithTimeout(t.with(ctx), p.initTimeout)
 	defer cancel()
-	pl, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{})
+	k, err := p.compiled.Instantiate(ictx)
 	if err != nil {
 		e := &Error{Plugin: p.name, Kind: KindTrap, Err: err}
 		var exit *sys.ExitError
@@ -498,7 +481,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		return nil, e
 	}
 	p.created.Add(1)
-	inst := &instance{pl: pl, t: t}
+	inst := &instance{k: k, t: t}
 	if over, size := t.initialOverCap(); over {
 		inst.close()
 		p.discarded.Add(1)
@@ -527,7 +510,6 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		}
 		return nil, cerr
 	}
-	inst.pl.Timeout = p.limits.Timeout
 	return inst, nil
 }
 
@@ -556,93 +538,96 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 	if timeoutMsg == "" {
 		timeoutMsg = fmt.Sprintf("exceeded timeout_ms %d", timeout.Milliseconds())
 	}
-	inst.pl.Timeout = timeout
 	st := &callState{hook: hook}
 	cctx := context.WithValue(ctx, callKey{}, st)
 	var (
-		rc       uint32
+		res      kernel.Outcome
 		callErr  error
 		panicked bool
 	)
 	func() {
 		// The guest cannot panic the host (wazero turns traps and host
-		// function panics into errors), but Extism's Go code around the
-		// call is not ours: a panic there must cost an instance, not the
+		// function panics into errors); this is the last line of defence
+		// against a bug in the runtime: it must cost an instance, not the
 		// process.
 		defer func() {
 			if r := recover(); r != nil {
 				callErr, panicked = fmt.Errorf("panic in the plugin runtime: %v", r), true
 			}
 		}()
-		rc, out, callErr = inst.pl.CallWithContext(cctx, export, input)
+		res, callErr = inst.k.Call(cctx, export, input, timeout)
 	}()
 	if st.logsLost > 0 {
 		p.log.Warn("log lines dropped (more than the per-call limit)", "hook", hook, "dropped", st.logsLost)
 	}
 	closed := inst.t.closed.Load()
 	if closed {
-		// A deadline or cancellation closes whichever module was running,
-		// the guest's or Extism's kernel (in its own output and error
-		// calls, whose errors Extism wraps without %w): the exit code the
-		// close notifier saw is the reliable sign.
+		// A deadline or cancellation closes the module: the exit code the
+		// close notifier saw is the reliable sign, however the error that
+		// reports it was wrapped.
 		switch inst.t.exitCode.Load() {
 		case sys.ExitCodeDeadlineExceeded:
-			if ctx.Err() != nil {
-				return nil, false, fail(KindCanceled, "canceled: "+ctx.Err().Error(), ctx.Err())
-			}
-			return nil, false, fail(KindTimeout, timeoutMsg, callErr)
+			return nil, false, deadlineError(ctx, fail, timeoutMsg, callErr)
 		case sys.ExitCodeContextCanceled:
-			cause := ctx.Err()
-			if cause == nil {
-				cause = context.Canceled
-			}
-			return nil, false, fail(KindCanceled, "canceled: "+cause.Error(), cause)
+			return nil, false, canceledError(ctx, fail)
 		}
 	}
-	if callErr == nil {
-		switch {
-		case closed:
-			return nil, false, fail(KindExit, fmt.Sprintf("exited (WASI proc_exit %d) during the call", inst.t.exitCode.Load()), nil)
-		case rc != 0:
-			return nil, true, fail(KindGuest, fmt.Sprintf("failed with return code %d and no error message", rc), nil)
-		}
-		return out, true, nil
-	}
-	var exit *sys.ExitError
-	if errors.As(callErr, &exit) {
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			if ctx.Err() != nil {
-				return nil, false, fail(KindCanceled, "canceled: "+ctx.Err().Error(), ctx.Err())
+	if callErr != nil {
+		var exit *sys.ExitError
+		if errors.As(callErr, &exit) {
+			switch exit.ExitCode() {
+			case sys.ExitCodeDeadlineExceeded:
+				return nil, false, deadlineError(ctx, fail, timeoutMsg, callErr)
+			case sys.ExitCodeContextCanceled:
+				return nil, false, canceledError(ctx, fail)
 			}
-			return nil, false, fail(KindTimeout, timeoutMsg, callErr)
-		case sys.ExitCodeContextCanceled:
-			cause := ctx.Err()
-			if cause == nil {
-				cause = context.Canceled
-			}
-			return nil, false, fail(KindCanceled, "canceled: "+cause.Error(), cause)
 		}
-		if oom, size := inst.t.atCap(); oom {
+		if oom, size := inst.atCap(); oom {
 			return nil, false, fail(KindMemory, p.oomMsg(size, callErr), callErr)
 		}
-		return nil, false, fail(KindExit, fmt.Sprintf("exited with code %d", exit.ExitCode()), callErr)
-	}
-	if !closed && !panicked {
-		// A guest-reported error: Extism returns the kernel's error text as
-		// the error, and the instance is fine. A trap's error is wazero's,
-		// whatever the guest may have set before it trapped.
-		if msg := inst.pl.GetErrorWithContext(context.Background()); msg != "" && msg == callErr.Error() {
-			// The instance is fine, unless the error is a panic that the
-			// guest recovered (mcphost's Go PDK reports one so): a Go guest
-			// that panicked is not trusted with another call.
-			return nil, !strings.HasPrefix(msg, recoveredPanicPrefix), fail(KindGuest, guestText(msg), nil)
+		if exit != nil && !panicked {
+			return nil, false, fail(KindExit, fmt.Sprintf("exited with code %d", exit.ExitCode()), callErr)
 		}
+		return nil, false, fail(KindTrap, "trapped: "+strings.TrimSuffix(firstLine(callErr.Error()), " (recovered by wazero)"), callErr)
 	}
-	if oom, size := inst.t.atCap(); oom {
-		return nil, false, fail(KindMemory, p.oomMsg(size, callErr), callErr)
+	switch {
+	case closed:
+		return nil, false, fail(KindExit, fmt.Sprintf("exited (WASI proc_exit %d) during the call", inst.t.exitCode.Load()), nil)
+	case res.Error != "":
+		// A guest-reported error: the instance is fine, unless the error
+		// is a panic that the guest recovered (mcphost's Go PDK reports one
+		// so): a Go guest that panicked is not trusted with another call.
+		return nil, !strings.HasPrefix(res.Error, recoveredPanicPrefix), fail(KindGuest, guestText(res.Error), nil)
+	case res.Code != 0:
+		return nil, true, fail(KindGuest, fmt.Sprintf("failed with return code %d and no error message", res.Code), nil)
 	}
-	return nil, false, fail(KindTrap, "trapped: "+firstLine(callErr.Error()), callErr)
+	return res.Output, true, nil
+}
+
+// deadlineError is the error of a call stopped at a deadline: the caller's
+// (a cancellation) or the call's own timeout.
+func deadlineError(ctx context.Context, fail func(Kind, string, error) *Error, timeoutMsg string, callErr error) *Error {
+	if ctx.Err() != nil {
+		return fail(KindCanceled, "canceled: "+ctx.Err().Error(), ctx.Err())
+	}
+	return fail(KindTimeout, timeoutMsg, callErr)
+}
+
+func canceledError(ctx context.Context, fail func(Kind, string, error) *Error) *Error {
+	cause := ctx.Err()
+	if cause == nil {
+		cause = context.Canceled
+	}
+	return fail(KindCanceled, "canceled: "+cause.Error(), cause)
+}
+
+// atCap reports whether the instance ran out of memory: its guest memory
+// or its kernel memory reached memory_mb. size is the memory's size.
+func (i *instance) atCap() (bool, uint64) {
+	if i.k.KernelRefused() {
+		return true, i.k.KernelBytes()
+	}
+	return i.t.atCap()
 }
 
 func (p *Plugin) oomMsg(size uint64, err error) string {
@@ -730,7 +715,7 @@ func (p *Plugin) Invoke(ctx context.Context, hook abi.Hook, input []byte) (*Resu
 	res := &Result{
 		Duration:          time.Since(start),
 		MemoryBytes:       inst.t.guest().bytes(),
-		KernelMemoryBytes: inst.t.kernel().bytes(),
+		KernelMemoryBytes: inst.k.KernelBytes(),
 		FreshInstance:     inst.calls == 0,
 	}
 	inst.calls++

@@ -47,10 +47,10 @@ type Status struct {
 // that fails to load does not stop the others: its Status has Err, and it
 // is still in Stages as a stage that fails every call, so that on_error
 // decides (deny by default). Untrusted entries are skipped. Load itself
-// fails only when no plugin can run safely (EXTISM_ENABLE_WASI_OUTPUT set).
+// fails only when ctx is already done.
 // The caller closes the Set.
 func Load(ctx context.Context, specs []*config.Plugin, opts Options) (*Set, error) {
-	if err := opts.check(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s := &Set{status: make([]Status, len(specs))}

@@ -8,7 +8,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// tracker watches the modules of one Extism instance through two wazero
+// tracker watches the guest module of one instance through two wazero
 // hooks given at instantiation:
 //
 //   - a memory allocator, which enforces memory_mb on every linear memory
@@ -18,11 +18,11 @@ import (
 //     memory a call used;
 //   - a close notifier, which tells when a module was closed behind the
 //     host's back: a guest that calls WASI proc_exit(0) "succeeds", but its
-//     instance is dead, and Extism gives no other sign of it.
+//     instance is dead.
 type tracker struct {
 	limit    uint64 // bytes per memory (memory_mb)
 	mu       sync.Mutex
-	mems     []*trackedMemory // in instantiation order: Extism's kernel first, the guest last
+	mems     []*trackedMemory // the guest's (a module has at most one)
 	closed   atomic.Bool
 	exitCode atomic.Uint32
 }
@@ -56,25 +56,14 @@ func (t *tracker) CloseNotify(_ context.Context, exitCode uint32) {
 	t.closed.Store(true)
 }
 
-// guest is the guest module's memory (the last one instantiated), or nil if
-// it has none of its own.
+// guest is the guest module's memory, or nil if it has none.
 func (t *tracker) guest() *trackedMemory {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.mems) < 2 {
-		return nil
-	}
-	return t.mems[len(t.mems)-1]
-}
-
-// kernel is the memory of Extism's kernel (input, output, vars' blocks).
-func (t *tracker) kernel() *trackedMemory {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.mems) == 0 {
 		return nil
 	}
-	return t.mems[0]
+	return t.mems[len(t.mems)-1]
 }
 
 // atCap reports whether a memory.grow was refused at the cap, or (for a

@@ -1,0 +1,329 @@
+// Package kernel runs WebAssembly modules written against Extism's guest
+// ABI (the functions a guest imports from module extism:host/env) on
+// wazero, with that ABI's kernel written in Go.
+//
+// Extism's Go SDK keeps the kernel in a second Wasm module and reaches it
+// through wazero's exported-function API: every guest call of load_u64,
+// alloc or output_set, and the host's own set-up before and after a call,
+// builds a new call engine (a 10 KiB stack) and, with a timeout set, starts
+// a goroutine to watch the deadline. A hook call with a few hundred bytes of
+// JSON makes dozens of these. Here the kernel functions are Go host
+// functions over a Go slice: a guest's call of one is a function call, and
+// a hook call costs one wazero call of the guest's export. See RATIONALE.md.
+//
+// One Module per plugin (a wazero runtime holding the compiled guest and
+// the host modules); one Instance per concurrent caller. An Instance is not
+// safe for concurrent use.
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// EnvModule is the import module of Extism's guest ABI.
+const EnvModule = "extism:host/env"
+
+// Level is a log level as Extism's get_log_level reports it.
+type Level int32
+
+const (
+	LevelTrace Level = iota
+	LevelDebug
+	LevelInfo
+	LevelWarn
+	LevelError
+)
+
+// HostFunc is a host function offered to guests beside Extism's.
+type HostFunc struct {
+	Module, Name    string
+	Params, Results []api.ValueType
+	// Fn gets the Instance making the call, to read and write its blocks.
+	// A panic in Fn traps the guest.
+	Fn func(ctx context.Context, inst *Instance, stack []uint64)
+}
+
+// Config describes how a Module runs its guests.
+type Config struct {
+	// Cache, if set, keeps compiled code between runtimes and processes.
+	Cache wazero.CompilationCache
+	// MemoryLimitPages bounds the guest's linear memory (wazero's limit).
+	MemoryLimitPages uint32
+	// KernelBytes bounds an instance's kernel memory (its blocks: input,
+	// output and what the guest allocates). Required.
+	KernelBytes uint64
+	// Config is what config_get returns.
+	Config map[string]string
+	// MaxVarBytes bounds an instance's variables (var_set); 0 disables them.
+	MaxVarBytes int
+	// Log receives what a guest logs with log_* at LogLevel or above. The
+	// message is a view, valid during the call to Log.
+	Log      func(ctx context.Context, inst *Instance, level Level, msg []byte)
+	LogLevel Level
+	// WASI offers wasi_snapshot_preview1 (with wazero's defaults: no
+	// files, environment, arguments or sockets, output discarded, a fake
+	// clock and a deterministic random source).
+	WASI      bool
+	HostFuncs []HostFunc
+}
+
+// Module is a compiled guest with the runtime its instances live in.
+type Module struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	cfg      Config
+	// initExport is the guest's initialiser (a WASI reactor's
+	// _initialize, or __wasm_call_ctors), run before its first call.
+	initExport string
+}
+
+// Compile compiles wasm into a new runtime with Extism's functions, WASI
+// if cfg asks for it, and cfg's host functions.
+func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
+	if cfg.KernelBytes == 0 {
+		return nil, errors.New("kernel: KernelBytes is required")
+	}
+	rc := wazero.NewRuntimeConfig().
+		// Compiles a check of the module's closed flag into loops and
+		// function entries: the only way to stop a guest that does not
+		// return. Call closes the module at its deadline.
+		WithCloseOnContextDone(true)
+	if cfg.Cache != nil {
+		rc = rc.WithCompilationCache(cfg.Cache)
+	}
+	if cfg.MemoryLimitPages > 0 {
+		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	m := &Module{rt: rt, cfg: cfg}
+	fail := func(err error) (*Module, error) {
+		rt.Close(ctx)
+		return nil, err
+	}
+	if cfg.WASI {
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+			return fail(fmt.Errorf("kernel: WASI: %w", err))
+		}
+	}
+	if err := m.instantiateHostModules(ctx); err != nil {
+		return fail(err)
+	}
+	compiled, err := rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return fail(err)
+	}
+	m.compiled = compiled
+	exports := compiled.ExportedFunctions()
+	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
+		if f, ok := exports[name]; ok && len(f.ParamTypes()) == 0 && len(f.ResultTypes()) == 0 {
+			m.initExport = name
+			break
+		}
+	}
+	return m, nil
+}
+
+func (m *Module) instantiateHostModules(ctx context.Context) error {
+	byModule := map[string][]HostFunc{EnvModule: envFuncs(&m.cfg)}
+	order := []string{EnvModule}
+	for _, f := range m.cfg.HostFuncs {
+		if _, ok := byModule[f.Module]; !ok {
+			order = append(order, f.Module)
+		}
+		byModule[f.Module] = append(byModule[f.Module], f)
+	}
+	for _, name := range order {
+		b := m.rt.NewHostModuleBuilder(name)
+		for _, f := range byModule[name] {
+			fn := f.Fn
+			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+				inst, _ := ctx.Value(instanceKey{}).(*Instance)
+				if inst == nil {
+					panic("kernel: host function called outside a call")
+				}
+				fn(ctx, inst, stack)
+			}), f.Params, f.Results).Export(f.Name)
+		}
+		if _, err := b.Instantiate(ctx); err != nil {
+			return fmt.Errorf("kernel: host module %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Close releases the runtime and every instance still open.
+func (m *Module) Close(ctx context.Context) error { return m.rt.Close(ctx) }
+
+// instanceKey carries the Instance of a call to the host functions.
+type instanceKey struct{}
+
+// Instance is one instantiation of a Module's guest.
+type Instance struct {
+	m    *Module
+	mod  api.Module
+	fns  map[string]api.Function
+	init api.Function
+
+	mem               memory
+	input, inputLen   uint64
+	output, outputLen uint64
+	errOff            uint64
+	vars              map[string][]byte
+	varBytes          int
+	stack             [1]uint64
+	initialized       bool
+	userData          any
+}
+
+// Instantiate makes an instance. ctx may carry wazero's experimental
+// memory allocator and close notifier; the guest's start section (if any)
+// runs under it.
+func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
+	inst := &Instance{m: m, fns: map[string]api.Function{}, mem: memory{limit: m.cfg.KernelBytes}}
+	mod, err := m.rt.InstantiateModule(context.WithValue(ctx, instanceKey{}, inst), m.compiled,
+		// Anonymous, so that a runtime holds many; no start functions: the
+		// initialiser runs under the first call's deadline.
+		wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		return nil, err
+	}
+	inst.mod = mod
+	if m.initExport != "" {
+		inst.init = mod.ExportedFunction(m.initExport)
+	}
+	return inst, nil
+}
+
+// SetUserData attaches a value for host functions (UserData).
+func (i *Instance) SetUserData(v any) { i.userData = v }
+
+// UserData is the value given to SetUserData.
+func (i *Instance) UserData() any { return i.userData }
+
+// Outcome is what a call returned.
+type Outcome struct {
+	// Code is the export's return value (0: success).
+	Code uint32
+	// Output is what the guest set with output_set (a copy).
+	Output []byte
+	// Error is what the guest set with error_set, "" if nothing.
+	Error string
+}
+
+// Call calls the guest's export name with input, bounded by timeout (0:
+// none) and ctx. A trap, a panic in a host function, a closed module or
+// the deadline is an error (wazero's: a *sys.ExitError with
+// sys.ExitCodeDeadlineExceeded or sys.ExitCodeContextCanceled for the last
+// two); what the guest reports itself is in the Outcome.
+func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout time.Duration) (Outcome, error) {
+	if i.mod.IsClosed() {
+		return Outcome{}, errors.New("kernel: the instance is closed")
+	}
+	fn := i.fns[name]
+	if fn == nil {
+		fn = i.mod.ExportedFunction(name)
+		if fn == nil {
+			return Outcome{}, fmt.Errorf("kernel: no exported function %s", name)
+		}
+		if d := fn.Definition(); len(d.ParamTypes()) != 0 || len(d.ResultTypes()) > 1 {
+			return Outcome{}, fmt.Errorf("kernel: export %s must take no parameters and return at most one value", name)
+		}
+		i.fns[name] = fn
+	}
+	i.resetCall()
+	if len(input) > 0 {
+		if i.input = i.mem.put(input); i.input == 0 {
+			return Outcome{}, fmt.Errorf("kernel: input of %d bytes exceeds the kernel memory limit of %d bytes", len(input), i.m.cfg.KernelBytes)
+		}
+		i.inputLen = uint64(len(input))
+	}
+	cctx := context.WithValue(ctx, instanceKey{}, i)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(cctx, timeout)
+		defer cancel()
+	}
+	if !i.initialized {
+		// Once, whatever happens: an instance whose initialiser failed is
+		// not used again.
+		i.initialized = true
+		if i.init != nil {
+			if err := i.init.CallWithStack(cctx, nil); err != nil {
+				return Outcome{}, fmt.Errorf("initialising (%s): %w", i.m.initExport, err)
+			}
+		}
+	}
+	i.stack[0] = 0
+	err := fn.CallWithStack(cctx, i.stack[:])
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 0 {
+		// WASI proc_exit(0): a success, though the instance is now closed.
+		err = nil
+	}
+	if err != nil {
+		return Outcome{Code: 1}, err
+	}
+	out := Outcome{Code: uint32(i.stack[0])}
+	if len(fn.Definition().ResultTypes()) == 0 {
+		out.Code = 0
+	}
+	if i.errOff != 0 {
+		if msg, ok := i.mem.bytes(i.errOff); ok {
+			out.Error = string(msg)
+		}
+	}
+	if i.outputLen > 0 {
+		data := i.mem.span(i.output, i.outputLen)
+		if data == nil {
+			return out, fmt.Errorf("kernel: output_set(%d, %d) names bytes outside the kernel memory", i.output, i.outputLen)
+		}
+		out.Output = append([]byte(nil), data...)
+	}
+	return out, nil
+}
+
+func (i *Instance) resetCall() {
+	i.mem.reset()
+	i.input, i.inputLen, i.output, i.outputLen, i.errOff = 0, 0, 0, 0, 0
+}
+
+// Closed reports whether the instance's module was closed (after a
+// deadline, a cancellation or WASI proc_exit).
+func (i *Instance) Closed() bool { return i.mod.IsClosed() }
+
+// Close releases the instance.
+func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+
+// KernelBytes is the kernel memory the instance holds.
+func (i *Instance) KernelBytes() uint64 { return i.mem.size() }
+
+// KernelRefused reports whether an allocation was refused at KernelBytes
+// during the last call.
+func (i *Instance) KernelRefused() bool { return i.mem.refused }
+
+// Block returns the content of the kernel block at off (a view, valid
+// until the call returns) and whether off is a block.
+func (i *Instance) Block(off uint64) ([]byte, bool) { return i.mem.bytes(off) }
+
+// Free frees the kernel block at off.
+func (i *Instance) Free(off uint64) { i.freeBlock(off) }
+
+// Put copies data into a new kernel block and returns its offset, or 0 if
+// data is empty or does not fit.
+func (i *Instance) Put(data []byte) uint64 { return i.mem.put(data) }
+
+func (i *Instance) freeBlock(off uint64) {
+	i.mem.free(off)
+	if off != 0 && off == i.input {
+		// As Extism's kernel does: the input is gone.
+		i.inputLen = 0
+	}
+}

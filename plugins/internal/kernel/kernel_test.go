@@ -1,0 +1,241 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero/sys"
+)
+
+type logLine struct {
+	level Level
+	msg   string
+}
+
+func compileFixture(t testing.TB, cfg Config) *Module {
+	t.Helper()
+	wasm, err := os.ReadFile(filepath.Join("testdata", "kernel.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.KernelBytes == 0 {
+		cfg.KernelBytes = 4 << 20
+	}
+	m, err := Compile(context.Background(), wasm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
+func newInstance(t testing.TB, m *Module) *Instance {
+	t.Helper()
+	inst, err := m.Instantiate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+func call(t *testing.T, inst *Instance, name string, input []byte) Outcome {
+	t.Helper()
+	out, err := inst.Call(context.Background(), name, input, time.Minute)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+func TestEcho(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	for _, n := range []int{0, 1, 7, 8, 9, 64, 1000, 100_003} {
+		in := bytes.Repeat([]byte("abcdefghijk"), n/11+1)[:n]
+		for _, export := range []string{"echo", "echo_direct"} {
+			out := call(t, inst, export, in)
+			if out.Code != 0 || !bytes.Equal(out.Output, in) || out.Error != "" {
+				t.Fatalf("%s of %d bytes: code %d, error %q, %d bytes out", export, n, out.Code, out.Error, len(out.Output))
+			}
+		}
+	}
+}
+
+func TestGuestError(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	out := call(t, inst, "fail", nil)
+	if out.Code != 1 || out.Error != "it failed" {
+		t.Fatalf("got %+v", out)
+	}
+	// The error belongs to its call.
+	if out := call(t, inst, "echo", []byte("x")); out.Error != "" {
+		t.Fatalf("error survived the call: %q", out.Error)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{Config: map[string]string{"greeting": "hi there"}}))
+	if out := call(t, inst, "config", nil); out.Code != 0 || string(out.Output) != "hi there" {
+		t.Fatalf("got %+v", out)
+	}
+	inst = newInstance(t, compileFixture(t, Config{}))
+	if out := call(t, inst, "config", nil); out.Code != 3 {
+		t.Fatalf("unset key: got %+v", out)
+	}
+}
+
+func TestVarsPerInstance(t *testing.T) {
+	m := compileFixture(t, Config{MaxVarBytes: 64})
+	a, b := newInstance(t, m), newInstance(t, m)
+	for want := byte(1); want <= 3; want++ {
+		if out := call(t, a, "count", nil); !bytes.Equal(out.Output, []byte{want}) {
+			t.Fatalf("count %d: got %v", want, out.Output)
+		}
+	}
+	if out := call(t, b, "count", nil); !bytes.Equal(out.Output, []byte{1}) {
+		t.Fatalf("another instance shares variables: %v", out.Output)
+	}
+}
+
+func TestVarsDisabled(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	_, err := inst.Call(context.Background(), "count", nil, time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "variables are disabled") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestKernelMemoryLimit(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{KernelBytes: 8 << 20}))
+	out := call(t, inst, "hog", nil)
+	if out.Code != 2 || !inst.KernelRefused() {
+		t.Fatalf("hog: %+v, refused %v", out, inst.KernelRefused())
+	}
+	if got := inst.KernelBytes(); got > 8<<20 {
+		t.Fatalf("kernel memory %d over its limit", got)
+	}
+	// The next call starts afresh.
+	if out := call(t, inst, "echo", []byte("again")); string(out.Output) != "again" || inst.KernelRefused() {
+		t.Fatalf("after hog: %+v", out)
+	}
+	if _, err := inst.Call(context.Background(), "echo", make([]byte, 9<<20), time.Minute); err == nil || !strings.Contains(err.Error(), "exceeds the kernel memory limit") {
+		t.Fatalf("oversized input: %v", err)
+	}
+}
+
+func TestOutOfBoundsIsHarmless(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	if out := call(t, inst, "oob", nil); out.Code != 0 {
+		t.Fatalf("oob: %+v", out)
+	}
+}
+
+func TestFreedBlockReused(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	if out := call(t, inst, "reuse", nil); out.Code != 0 {
+		t.Fatalf("reuse: %+v", out)
+	}
+}
+
+func TestTimeoutStopsTheGuest(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	_, err := inst.Call(context.Background(), "spin", nil, 20*time.Millisecond)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("err = %v", err)
+	}
+	if !inst.Closed() {
+		t.Fatal("instance not closed after its deadline")
+	}
+	if _, err := inst.Call(context.Background(), "echo", nil, time.Minute); err == nil {
+		t.Fatal("a closed instance answered")
+	}
+}
+
+func TestCancelStopsTheGuest(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		cancel()
+	}()
+	_, err := inst.Call(ctx, "spin", nil, 0)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeContextCanceled {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestExtismHTTPTraps(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	_, err := inst.Call(context.Background(), "http", nil, time.Minute)
+	if err == nil || !strings.Contains(err.Error(), ErrNoHTTP) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLogLevel(t *testing.T) {
+	var lines []logLine
+	inst := newInstance(t, compileFixture(t, Config{
+		LogLevel: LevelInfo,
+		Log: func(_ context.Context, _ *Instance, level Level, msg []byte) {
+			lines = append(lines, logLine{level, string(msg)})
+		},
+	}))
+	call(t, inst, "log", nil)
+	if len(lines) != 1 || lines[0] != (logLine{LevelInfo, "hello"}) {
+		t.Fatalf("log lines: %+v", lines)
+	}
+}
+
+func TestUnknownExport(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	if _, err := inst.Call(context.Background(), "nope", nil, time.Minute); err == nil || !strings.Contains(err.Error(), "no exported function nope") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCompileNeedsKernelBytes(t *testing.T) {
+	if _, err := Compile(context.Background(), nil, Config{}); err == nil {
+		t.Fatal("compiled without KernelBytes")
+	}
+}
+
+// The committed module is its source assembled (wabt's wat2wasm).
+func TestFixtureMatchesWAT(t *testing.T) {
+	wat2wasm, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("wat2wasm not found: install Debian's wabt package")
+		}
+		t.Skip("wat2wasm not found")
+	}
+	out := filepath.Join(t.TempDir(), "kernel.wasm")
+	if msg, err := exec.Command(wat2wasm, filepath.Join("testdata", "kernel.wat"), "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s", err, msg)
+	}
+	got, _ := os.ReadFile(out)
+	want, _ := os.ReadFile(filepath.Join("testdata", "kernel.wasm"))
+	if !bytes.Equal(got, want) {
+		t.Fatal("testdata/kernel.wasm is not kernel.wat assembled: run wat2wasm kernel.wat -o kernel.wasm in testdata")
+	}
+}
+
+// BenchmarkCall is the kernel's cost of a call: a 200-byte input echoed
+// back through input_load_u64 and store_u64, with a timeout set.
+func BenchmarkCall(b *testing.B) {
+	inst := newInstance(b, compileFixture(b, Config{}))
+	in := bytes.Repeat([]byte("x"), 200)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := inst.Call(context.Background(), "echo", in, time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
