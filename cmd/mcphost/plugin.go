@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -291,6 +293,10 @@ type callFlags struct {
 	timeoutMS int
 	memoryMB  int
 	asJSON    bool
+	// allowedHosts and allowPrivate are the entry's allowed_hosts and
+	// allow_private (mcphost_http, auth plugins only).
+	allowedHosts []string
+	allowPrivate bool
 }
 
 func (f *callFlags) register(cmd *cobra.Command) {
@@ -298,7 +304,9 @@ func (f *callFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.hook, "hook", "", "hook to call: policy, filter_tools, map_names, transform_result or auth (required)")
 	fl.StringVar(&f.input, "input", "", "the hook's request: a JSON file, - for standard input, or inline JSON starting with { (required)")
 	fl.StringArrayVar(&f.config, "config", nil, "plugin config entry KEY=VALUE, as in the entry's config: map (repeatable; not a config file here)")
-	fl.StringArrayVar(&f.secrets, "secret", nil, "grant secret NAME with the value of environment variable ENVVAR: NAME=ENVVAR (repeatable)")
+	fl.StringArrayVar(&f.secrets, "secret", nil, "grant secret NAME with the value of environment variable ENVVAR: NAME=ENVVAR or NAME=${ENVVAR} (repeatable; the value is never printed)")
+	fl.StringArrayVar(&f.allowedHosts, "allowed-host", nil, "allowed_hosts entry: a host-name glob mcphost_http may reach, like auth.example.com or *.example.com; no scheme, port or path (repeatable; auth plugins only)")
+	fl.BoolVar(&f.allowPrivate, "allow-private", false, "allow_private: let mcphost_http reach loopback, private and reserved addresses, and plain http:// URLs")
 	fl.IntVar(&f.timeoutMS, "timeout-ms", int(config.DefaultPluginTimeout.Milliseconds()), "limits.timeout_ms: wall-clock time of one call, 1 to 60000")
 	fl.IntVar(&f.memoryMB, "memory-mb", config.DefaultPluginMemoryMB, "limits.memory_mb: cap of each linear memory, 1 to 4096")
 	fl.BoolVar(&f.asJSON, "json", false, "print a JSON object")
@@ -342,6 +350,10 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := allowedHostFlags(f.allowedHosts)
+	if err != nil {
+		return nil, err
+	}
 	input, err := a.readInput(f.input)
 	if err != nil {
 		return nil, err
@@ -349,6 +361,8 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	spec := plugins.SpecForFile(path)
 	spec.Config = cfg
 	spec.Secrets = secrets
+	spec.AllowedHosts = hosts
+	spec.AllowPrivate = f.allowPrivate
 	spec.Limits.Timeout = time.Duration(f.timeoutMS) * time.Millisecond
 	spec.Limits.MemoryMB = f.memoryMB
 	return &preparedCall{path: path, spec: spec, hook: hook, input: input}, nil
@@ -396,6 +410,43 @@ func (a *app) secretFlags(items []string) (config.Secrets, error) {
 		out[name] = v
 	}
 	return out, nil
+}
+
+// allowedHostFlags checks --allowed-host entries as the configuration checks
+// allowed_hosts: each is trimmed and lower-cased and must be a host-name glob
+// (path.Match syntax) with no scheme, port or path.
+func allowedHostFlags(items []string) ([]string, error) {
+	var out []string
+	for _, h := range items {
+		g, ok := config.AllowedHost(h)
+		if ok {
+			out = append(out, g)
+			continue
+		}
+		hint := ""
+		if name := hostOf(g); name != "" {
+			hint = fmt.Sprintf(": give the host name alone, --allowed-host %s (it may be reached on any port)", name)
+		} else if strings.Contains(g, ",") {
+			hint = ": give one host per --allowed-host (repeat the flag)"
+		}
+		return nil, usageError("--allowed-host %q: not a host-name glob (like auth.example.com or *.example.com; no scheme, port or path, as in allowed_hosts)%s", h, hint)
+	}
+	return out, nil
+}
+
+// hostOf is the host name of a URL or HOST:PORT written where a host-name
+// glob was expected, if that name is a valid glob; "" otherwise.
+func hostOf(s string) string {
+	var host string
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		host = u.Hostname()
+	} else if h, _, err := net.SplitHostPort(s); err == nil && !strings.Contains(s, "/") {
+		host = h
+	}
+	if g, ok := config.AllowedHost(host); ok {
+		return g
+	}
+	return ""
 }
 
 // readInput reads --input: a file, - (stdin) or inline JSON. It must be
@@ -478,6 +529,9 @@ func checkRequest(hook abi.Hook, input []byte) error {
 func (a *app) open(ctx context.Context, pc *preparedCall, opts plugins.Options) (*plugins.Plugin, error) {
 	p, err := plugins.Open(ctx, pc.spec, opts)
 	if err != nil {
+		if uerr := a.checkAllowedHosts(ctx, pc, opts); uerr != nil {
+			return nil, uerr
+		}
 		return nil, pluginFailure(err)
 	}
 	for _, h := range p.Hooks() {
@@ -488,13 +542,54 @@ func (a *app) open(ctx context.Context, pc *preparedCall, opts plugins.Options) 
 			return p, nil
 		}
 	}
-	name := p.Name()
-	if d := p.Description(); d != nil {
-		name = d.Name
-	}
-	hooks := p.Hooks()
+	err = noHookError(pc.hook, p)
 	p.Close(context.Background())
-	return nil, usageError("--hook %s: plugin %s has no %s hook (it describes %s): use --hook %s", pc.hook, name, pc.hook, joinHooks(hooks), hooks[0])
+	return nil, err
+}
+
+// noHookError is the usage error of a --hook that plugin p does not have.
+func noHookError(hook abi.Hook, p *plugins.Plugin) error {
+	hooks := p.Hooks()
+	return usageError("--hook %s: plugin %s has no %s hook (it describes %s): use --hook %s", hook, pluginName(p), hook, joinHooks(hooks), hooks[0])
+}
+
+// pluginName is the name a plugin describes itself with, or its spec's.
+func pluginName(p *plugins.Plugin) string {
+	if d := p.Description(); d != nil {
+		return d.Name
+	}
+	return p.Name()
+}
+
+// checkAllowedHosts is called when the plugin of pc did not load. The
+// loader refuses allowed_hosts on a plugin without an auth hook; when
+// --allowed-host is what made the load fail (the plugin loads without it and
+// has no auth hook), that is a usage error that names the flag. Otherwise it
+// returns nil and the load error stands.
+func (a *app) checkAllowedHosts(ctx context.Context, pc *preparedCall, opts plugins.Options) error {
+	if len(pc.spec.AllowedHosts) == 0 {
+		return nil
+	}
+	spec := *pc.spec
+	spec.AllowedHosts, spec.AllowPrivate = nil, false
+	opts.Logger = nil // the first load has said what there is to say
+	opts.PoolSize = 1
+	p, err := plugins.Open(ctx, &spec, opts)
+	if err != nil {
+		return nil
+	}
+	defer p.Close(context.Background())
+	hooks := p.Hooks()
+	for _, h := range hooks {
+		if h == abi.HookAuth {
+			return nil
+		}
+	}
+	// --hook auth on such a plugin is the first thing to fix.
+	if pc.hook == abi.HookAuth {
+		return noHookError(pc.hook, p)
+	}
+	return usageError("--allowed-host: plugin %s has no auth hook (it describes %s): only auth plugins may make HTTP requests (allowed_hosts); drop --allowed-host", pluginName(p), joinHooks(hooks))
 }
 
 // pluginFailure is the exit-1 error of a plugin failure: its kind first,
@@ -577,12 +672,40 @@ type testReport struct {
 	FreshInstance     bool             `json:"fresh_instance"`
 	Limits            reportLimits     `json:"limits"`
 	Error             *testReportError `json:"error,omitempty"`
+	// allowed_hosts and allow_private, when set.
+	reportHTTP
 }
 
 type reportLimits struct {
 	TimeoutMS      int64 `json:"timeout_ms"`
 	MemoryMB       int   `json:"memory_mb"`
 	MaxOutputBytes int64 `json:"max_output_bytes"`
+}
+
+// reportHTTP is what --allowed-host and --allow-private set.
+type reportHTTP struct {
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
+	AllowPrivate bool     `json:"allow_private,omitempty"`
+}
+
+func newReportHTTP(spec *config.Plugin) reportHTTP {
+	return reportHTTP{AllowedHosts: spec.AllowedHosts, AllowPrivate: spec.AllowPrivate}
+}
+
+// print writes the "http" line of a report, when there is something to say.
+func (h reportHTTP) print(w io.Writer) {
+	if len(h.AllowedHosts) == 0 && !h.AllowPrivate {
+		return
+	}
+	hosts := "none"
+	if len(h.AllowedHosts) > 0 {
+		hosts = strings.Join(h.AllowedHosts, ", ")
+	}
+	line := "allowed_hosts " + hosts
+	if h.AllowPrivate {
+		line += "; allow_private"
+	}
+	fmt.Fprintf(w, "http\t%s\n", line)
 }
 
 type testReportError struct {
@@ -598,14 +721,14 @@ func (a *app) pluginTestCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test FILE --hook HOOK --input FILE.json|- [flags]",
 		Short: "Call one hook of a plugin once and show the output, duration and memory",
-		Long: `Load a plugin as a plugins entry would be (with --config, --secret and the
-limits given here), call one hook once on a fresh instance with --input, and
-print the output (pretty JSON), whether it is a valid answer for the hook
-(as the host checks it: a policy decision of allow, deny or confirm, a
-CallToolResult...), how long the call took and the memory the instance used
-(the guest's linear memory and Extism's kernel memory, where input and output
-live). The plugin's log lines (mcphost_log) are shown on standard error at
-info level and above, or as --log-level says.
+		Long: `Load a plugin as a plugins entry would be (with the --config, --secret,
+--allowed-host, --allow-private and limits given here), call one hook once on
+a fresh instance with --input, and print the output (pretty JSON), whether it
+is a valid answer for the hook (as the host checks it: a policy decision of
+allow, deny or confirm, a CallToolResult...), how long the call took and the
+memory the instance used (the guest's linear memory and Extism's kernel
+memory, where input and output live). The plugin's log lines (mcphost_log)
+are shown on standard error at info level and above, or as --log-level says.
 
 The input is the hook's request (pdk/abi/ABI.md), for example:
   policy            {"server":"github","tool":"delete_repo","name":"github_delete_repo","arguments":{"repo":"x"},"annotations":{"destructiveHint":true}}
@@ -615,8 +738,15 @@ The input is the hook's request (pdk/abi/ABI.md), for example:
   auth              {"server":"corp","url":"https://mcp.corp.example/mcp"}
 
 Here --config sets the plugin's config entries (KEY=VALUE), not a config
-file. An auth answer's header values are shown redacted unless
---show-credentials is given.
+file. --secret NAME=ENVVAR (or NAME='${ENVVAR}') is one entry of secrets:
+its value comes from the environment, never from the command line, and is
+never printed. --allowed-host is one entry of
+allowed_hosts (a host-name glob, no scheme, port or path) and
+--allow-private is allow_private: without --allowed-host an auth plugin's
+mcphost_http reaches no host, and without --allow-private no loopback or
+private address and no plain http:// URL, as in the host. Only a plugin with
+an auth hook may have allowed hosts. An auth answer's header values are
+shown redacted unless --show-credentials is given.
 
 Exit status: 0 the call returned a valid answer; 1 the plugin did not load,
 the call failed (the error names its kind: error, trap, timeout, memory,
@@ -625,6 +755,10 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
   mcphost plugin test deny-destructive.wasm --hook policy --config allow='github:delete_*' --input - < request.json
   mcphost plugin test header-auth.wasm --hook auth --secret token=GITHUB_TOKEN \
       --input '{"server":"gh","url":"https://api.example.com/mcp"}'
+  mcphost plugin test corp-auth.wasm --hook auth --secret client_secret='${CORP_SECRET}' \
+      --allowed-host login.corp.example --input '{"server":"corp","url":"https://mcp.corp.example/mcp"}'
+  mcphost plugin test corp-auth.wasm --hook auth --allowed-host 127.0.0.1 --allow-private \
+      --input '{"server":"corp","url":"http://127.0.0.1:8080/mcp"}'
   mcphost plugin test slow.wasm --hook policy --input request.json --timeout-ms 500 --memory-mb 128 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -653,6 +787,7 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 					MemoryMB:       p.Limits().MemoryMB,
 					MaxOutputBytes: p.Limits().MaxOutputBytes,
 				},
+				reportHTTP: newReportHTTP(pc.spec),
 			}
 			if d := p.Description(); d != nil {
 				rep.Plugin = d.Name
@@ -735,6 +870,7 @@ func printTest(w io.Writer, rep testReport) error {
 		fmt.Fprintf(tw, "memory\t%s guest, %s kernel (%s)\n", formatBytes(rep.MemoryBytes), formatBytes(rep.KernelMemoryBytes), fresh)
 	}
 	fmt.Fprintf(tw, "limits\ttimeout_ms %d, memory_mb %d, max_output_bytes %d\n", rep.Limits.TimeoutMS, rep.Limits.MemoryMB, rep.Limits.MaxOutputBytes)
+	rep.reportHTTP.print(tw)
 	return tw.Flush()
 }
 
@@ -841,6 +977,7 @@ type benchReport struct {
 	Instances   int64        `json:"instances_created"`
 	Discarded   int64        `json:"instances_discarded"`
 	Limits      reportLimits `json:"limits"`
+	reportHTTP
 }
 
 func (a *app) pluginBenchCommand() *cobra.Command {
@@ -861,8 +998,10 @@ failed calls and the instances made and thrown away.
 
 The first warm-up call must succeed (use "mcphost plugin test" to see why it
 does not); later failures are counted, timed like the others, and make the
-exit status 1. Limits, --config and --secret are as for "plugin test"; note
-that timeout_ms (default 100) applies to every call.
+exit status 1. Limits, --config, --secret, --allowed-host and
+--allow-private are as for "plugin test"; note that timeout_ms (default 100)
+applies to every call, HTTP requests of an auth plugin included (they are
+made on every call: point --allowed-host at a test server).
 
 Figures depend on the machine and its load: compare runs on one machine.
 
@@ -933,6 +1072,7 @@ failed, 2 usage error.`,
 					MemoryMB:       p.Limits().MemoryMB,
 					MaxOutputBytes: p.Limits().MaxOutputBytes,
 				},
+				reportHTTP: newReportHTTP(pc.spec),
 			}
 			if d := p.Description(); d != nil {
 				rep.Plugin = d.Name
@@ -1066,5 +1206,6 @@ func printBench(w io.Writer, rep benchReport) error {
 	fmt.Fprintf(tw, "max\t%s\n", formatDuration(time.Duration(rep.MaxNS)))
 	fmt.Fprintf(tw, "instances\t%d created, %d discarded\n", rep.Instances, rep.Discarded)
 	fmt.Fprintf(tw, "limits\ttimeout_ms %d, memory_mb %d, max_output_bytes %d\n", rep.Limits.TimeoutMS, rep.Limits.MemoryMB, rep.Limits.MaxOutputBytes)
+	rep.reportHTTP.print(tw)
 	return tw.Flush()
 }

@@ -4,9 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -275,6 +280,141 @@ func TestPluginTestSecretAndLog(t *testing.T) {
 	wantNotContains(t, "stderr with --log-level warn", r.stderr, "logged-server")
 }
 
+// --allowed-host and --allow-private are the entry's allowed_hosts and
+// allow_private. probe's auth hook hands its input to mcphost_http and
+// answers the HTTPResponse, which shows what the guard let through (it is
+// not an auth answer, so every call exits 1).
+func TestPluginTestHTTP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.environ = []string{"PROBE_TOKEN=s3cr3t-value"}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("from-the-test-server"))
+	}))
+	defer srv.Close()
+	// The same server, as https (the guard refuses before any connection).
+	tlsURL := "https://127.0.0.1:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port) + "/"
+	path := fixture(t, "probe.wasm")
+	// call runs the auth hook on a GET of url and returns the HTTPResponse
+	// and the report.
+	call := func(url string, flags ...string) (abi.HTTPResponse, map[string]any) {
+		t.Helper()
+		args := append([]string{"plugin", "test", path, "--hook", "auth", "--input", `{"method":"GET","url":"` + url + `"}`,
+			"--secret", "token=PROBE_TOKEN", "--timeout-ms", roomy, "--json"}, flags...)
+		r := e.must(exitFailure, args...)
+		wantContains(t, "stderr", r.stderr, "not a valid auth answer")
+		wantNotContains(t, "output", r.stdout+r.stderr, "s3cr3t-value")
+		rep := decodeJSON[map[string]any](t, r)
+		out, _ := json.Marshal(rep["output"])
+		var resp abi.HTTPResponse
+		if err := json.Unmarshal(out, &resp); err != nil {
+			t.Fatalf("output %s: %v\n%s", out, err, r)
+		}
+		return resp, rep
+	}
+
+	// Allowed, on loopback over plain http: the request is made.
+	resp, rep := call(srv.URL+"/token", "--allowed-host", "127.0.0.1", "--allow-private")
+	if resp.Status != http.StatusOK || string(resp.Body) != "from-the-test-server" || resp.Error != "" || hits.Load() != 1 {
+		t.Fatalf("allowed request: %+v, %d hit(s)", resp, hits.Load())
+	}
+	if hosts, _ := rep["allowed_hosts"].([]any); len(hosts) != 1 || hosts[0] != "127.0.0.1" || rep["allow_private"] != true {
+		t.Errorf("report: allowed_hosts %v, allow_private %v", rep["allowed_hosts"], rep["allow_private"])
+	}
+	// A glob, written in capitals as a config file may: the same.
+	resp, _ = call(srv.URL+"/token", "--allowed-host", " 127.0.0.* ", "--allowed-host", "LOCALHOST", "--allow-private")
+	if resp.Status != http.StatusOK || hits.Load() != 2 {
+		t.Fatalf("allowed by glob: %+v, %d hit(s)", resp, hits.Load())
+	}
+
+	// Refused, and the server never hears of it.
+	for _, tc := range []struct {
+		url   string
+		flags []string
+		want  string
+	}{
+		{tlsURL, nil, "allowed_hosts is empty"},
+		{srv.URL, []string{"--allow-private"}, "allowed_hosts is empty"},
+		{srv.URL, []string{"--allowed-host", "localhost", "--allow-private"}, `host "127.0.0.1" is not in allowed_hosts`},
+		{srv.URL, []string{"--allowed-host", "127.0.0.1"}, "plain http is refused"},
+		{tlsURL, []string{"--allowed-host", "127.0.0.1"}, "private, loopback or reserved address"},
+	} {
+		resp, _ := call(tc.url, tc.flags...)
+		if resp.Status != 0 || !strings.Contains(resp.Error, tc.want) {
+			t.Errorf("%s %v: %+v, want an error with %q", tc.url, tc.flags, resp, tc.want)
+		}
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("the server got %d requests, want 2 (refused requests must not reach it)", n)
+	}
+
+	// The text report says what was allowed.
+	r := e.must(exitFailure, "plugin", "test", path, "--hook", "auth", "--input", `{"url":"`+srv.URL+`"}`,
+		"--allowed-host", "127.0.0.1", "--allow-private", "--timeout-ms", roomy)
+	wantContains(t, "stdout", r.stdout, `"status": 200`, "http      allowed_hosts 127.0.0.1; allow_private")
+	r = e.must(exitOK, "plugin", "test", fixture(t, "allow-all.wasm"), "--hook", "policy", "--input", policyInput, "--timeout-ms", roomy)
+	wantNotContains(t, "stdout", r.stdout, "http ")
+
+	// bench: every call makes its request.
+	before := hits.Load()
+	r = e.must(exitOK, "plugin", "bench", path, "--hook", "auth", "--input", `{"url":"`+srv.URL+`"}`,
+		"--allowed-host", "127.0.0.1", "--allow-private", "--n", "5", "--timeout-ms", roomy)
+	wantContains(t, "bench", r.stdout, "errors     0\n", "http       allowed_hosts 127.0.0.1; allow_private")
+	wantContains(t, "bench stderr", r.stderr, "not a valid auth answer")
+	if n := hits.Load() - before; n < 5 {
+		t.Errorf("bench made %d requests, want at least 5", n)
+	}
+	// Without --allow-private the guard refuses each request (the hook still
+	// answers, with the error).
+	before = hits.Load()
+	e.must(exitOK, "plugin", "bench", path, "--hook", "auth", "--input", `{"url":"`+srv.URL+`"}`,
+		"--allowed-host", "127.0.0.1", "--n", "5", "--timeout-ms", roomy)
+	if n := hits.Load() - before; n != 0 {
+		t.Errorf("bench without --allow-private made %d requests", n)
+	}
+
+	// A plugin with an auth hook may be given allowed hosts when another of
+	// its hooks is tested, as an entry may.
+	e.must(exitOK, "plugin", "test", fixture(t, "all-hooks.wasm"), "--hook", "policy", "--input", policyInput,
+		"--allowed-host", "auth.example.com", "--timeout-ms", roomy)
+	// A policy-only plugin that imports mcphost_http is refused for that,
+	// with or without allowed hosts: a load failure, exit 1.
+	r = e.must(exitFailure, "plugin", "test", fixture(t, "http-import.wasm"), "--hook", "policy", "--input", policyInput,
+		"--allowed-host", "auth.example.com", "--timeout-ms", roomy)
+	wantContains(t, "stderr", r.stderr, "mcphost: load: ")
+}
+
+// The header-auth example, as the test command builds it
+// (MCPHOST_BUILT_PLUGINS), loads with a secret and allowed hosts as its
+// entry would, and its credential shows in no output.
+func TestPluginTestBuiltHeaderAuth(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("MCPHOST_BUILT_PLUGINS")
+	if dir == "" {
+		if os.Getenv("CI") != "" || os.Getenv("MCPHOST_REQUIRE_E2E") != "" {
+			t.Fatal("MCPHOST_BUILT_PLUGINS is not set: scripts/test.sh builds the examples and sets it")
+		}
+		t.Skip("set MCPHOST_BUILT_PLUGINS to a directory built by scripts/build-plugins.sh")
+	}
+	e := newEnv(t)
+	e.environ = []string{"CORP_TOKEN=s3cr3t-token-value"}
+	path := filepath.Join(dir, "header-auth.wasm")
+	auth := `{"server":"corp","url":"https://mcp.corp.example/mcp"}`
+	r := e.must(exitOK, "plugin", "test", path, "--hook", "auth", "--input", auth, "--secret", "token=${CORP_TOKEN}",
+		"--allowed-host", "login.corp.example", "--allowed-host", "*.auth.corp.example", "--allow-private", "--timeout-ms", roomy)
+	wantContains(t, "stdout", r.stdout, `"Authorization": "[redacted: 25 bytes]"`, "valid     yes: 1 header(s): Authorization (values redacted)",
+		"http      allowed_hosts login.corp.example, *.auth.corp.example; allow_private")
+	wantNotContains(t, "output", r.stdout+r.stderr, "s3cr3t-token-value")
+	r = e.must(exitOK, "plugin", "bench", path, "--hook", "auth", "--input", auth, "--secret", "token=CORP_TOKEN",
+		"--allowed-host", "login.corp.example", "--n", "5", "--timeout-ms", roomy, "--json")
+	wantNotContains(t, "bench output", r.stdout+r.stderr, "s3cr3t-token-value")
+	// Without the secret the plugin says which one it misses, not a value.
+	r = e.must(exitFailure, "plugin", "test", path, "--hook", "auth", "--input", auth, "--allowed-host", "login.corp.example", "--timeout-ms", roomy)
+	wantContains(t, "stderr", r.stderr, `secret "token" is not granted`)
+}
+
 // Faults and errors exit 1 with a message that names the kind. None of
 // these depends on timing: the loop never ends, the bomb always reaches its
 // cap.
@@ -398,6 +538,14 @@ func TestPluginUsageErrors(t *testing.T) {
 		{test("--hook", "policy", "--input", in, "--secret", "token=UNSET_VAR"), []string{"UNSET_VAR is not set", "export it"}},
 		{test("--hook", "policy", "--input", in, "--secret", "token=not a var"), []string{"not an environment variable name"}},
 		{test("--hook", "policy", "--input", in, "--timeout-ms", "soon"), []string{"--timeout-ms", "mcphost plugin test --help"}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", "auth.example.com"), []string{"--allowed-host: plugin allow-all has no auth hook (it describes policy)", "only auth plugins may make HTTP requests", "drop --allowed-host"}},
+		{test("--hook", "auth", "--input", in, "--allowed-host", "auth.example.com"), []string{"--hook auth: plugin allow-all has no auth hook (it describes policy): use --hook policy"}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", "127.0.0.1:8080"), []string{`--allowed-host "127.0.0.1:8080": not a host-name glob`, "no scheme, port or path", "--allowed-host 127.0.0.1 (it may be reached on any port)"}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", "https://login.example.com/token"), []string{`--allowed-host "https://login.example.com/token"`, "--allowed-host login.example.com"}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", "a.example.com,b.example.com"), []string{"one host per --allowed-host"}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", " "), []string{`--allowed-host " ": not a host-name glob`}},
+		{test("--hook", "policy", "--input", in, "--allowed-host", "[a-"), []string{`--allowed-host "[a-": not a host-name glob`}},
+		{test("--hook", "policy", "--input", in, "--allow-private=maybe"), []string{"--allow-private"}},
 		{[]string{"plugin", "test", filepath.Join(t.TempDir(), "gone.wasm"), "--hook", "policy", "--input", in}, []string{"gone.wasm: no such file"}},
 		{[]string{"plugin", "test"}, []string{"accepts 1 arg(s)"}},
 		{[]string{"plugin", "inspect"}, []string{"accepts 1 arg(s)"}},
@@ -408,6 +556,8 @@ func TestPluginUsageErrors(t *testing.T) {
 		{bench("--hook", "policy", "--input", in, "--duration", "-1s"), []string{"--duration -1s"}},
 		{bench("--hook", "nope", "--input", in), []string{`--hook "nope"`}},
 		{bench("--hook", "policy"), []string{"--input is required"}},
+		{bench("--hook", "policy", "--input", in, "--n", "5", "--allowed-host", "auth.example.com", "--allow-private"), []string{"--allowed-host: plugin allow-all has no auth hook"}},
+		{bench("--hook", "policy", "--input", in, "--allowed-host", "auth.example.com:443"), []string{"--allowed-host auth.example.com"}},
 	})
 }
 
@@ -419,12 +569,12 @@ func TestPluginHelp(t *testing.T) {
 	r = e.must(exitOK, "plugin")
 	wantContains(t, "plugin", r.stdout, "Available Commands:")
 	r = e.must(exitOK, "plugin", "test", "--help")
-	wantContains(t, "plugin test help", r.stdout, "--hook", "--input", "--config", "--secret", "--timeout-ms", "--memory-mb", "--json",
+	wantContains(t, "plugin test help", r.stdout, "--hook", "--input", "--config", "--secret", "--allowed-host", "--allow-private", "--timeout-ms", "--memory-mb", "--json",
 		"Exit status", "mcphost plugin test deny-destructive.wasm --hook policy", `"destructiveHint":true`, "not a config",
-		"--timeout-ms int       limits.timeout_ms: wall-clock time of one call, 1 to 60000 (default 100)",
+		"--timeout-ms int             limits.timeout_ms: wall-clock time of one call, 1 to 60000 (default 100)",
 		"(default 64)")
 	r = e.must(exitOK, "plugin", "bench", "--help")
-	wantContains(t, "plugin bench help", r.stdout, "--n int", "--concurrency", "--duration", "p99", "Exit status")
+	wantContains(t, "plugin bench help", r.stdout, "--n int", "--concurrency", "--duration", "p99", "--allowed-host", "--allow-private", "Exit status")
 	r = e.must(exitOK, "plugin", "inspect", "--help")
 	wantContains(t, "plugin inspect help", r.stdout, "sha256", "--json", "Exit status")
 }

@@ -383,9 +383,8 @@ func decodePlugin(e *pluginEntry, lookup func(string) (string, bool)) *Plugin {
 			fail("allowed_hosts", "must be a list of host-name globs")
 		}
 		for _, h := range list {
-			g := strings.ToLower(strings.TrimSpace(h))
-			_, err := path.Match(g, "")
-			if g == "" || err != nil || !hostGlobPattern.MatchString(g) {
+			g, ok := AllowedHost(h)
+			if !ok {
 				fail("allowed_hosts", "%q is not a host-name glob (like \"auth.example.com\" or \"*.example.com\"; no scheme, port or path)", h)
 				continue
 			}
@@ -452,6 +451,15 @@ func listOf(v any) ([]string, bool) {
 		return []string{s}, true
 	}
 	return scalarList(v)
+}
+
+// AllowedHost checks an allowed_hosts entry: a host-name glob (path.Match
+// syntax) with no scheme, port or path. It returns the entry as the
+// configuration keeps it (trimmed, lower-cased).
+func AllowedHost(h string) (string, bool) {
+	g := strings.ToLower(strings.TrimSpace(h))
+	_, err := path.Match(g, "")
+	return g, g != "" && err == nil && hostGlobPattern.MatchString(g)
 }
 
 func decodeLimits(v any, lim *PluginLimits, fail func(field, format string, args ...any)) {
