@@ -31,6 +31,7 @@ func TestExamplePluginsConform(t *testing.T) {
 		{name: "deny-destructive", config: map[string]string{"allow": "fs:read_*"}},
 		{name: "redact-secrets"},
 		{name: "truncate", config: map[string]string{"max_bytes": "256"}},
+		{name: "read-only", config: map[string]string{"allow": "fs:stat_*"}},
 		{name: "header-auth", secret: true},
 		{name: "team-names", config: map[string]string{"team": "red"}},
 	} {
