@@ -273,7 +273,12 @@ func validDecision(d *abi.PolicyDecision) error {
 // The result is encoded once; each stage's output is checked by decoding it
 // (so a bad answer is blamed on its stage) and handed on as it came.
 func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	// The result is encoded once and each stage's output handed on as it
+	// came; only the last output is decoded (a Wasm stage's output was
+	// already checked by its adapter). A decoding failure is blamed on the
+	// stage that produced it.
 	var raw []byte
+	last := ""
 	for _, is := range h.pipeline.stages {
 		if is.transform == nil || !is.appliesTo(tool.Server) {
 			continue
@@ -285,7 +290,7 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			}
 		}
 		start := time.Now()
-		outRaw, out, err := transformOnce(ctx, is, tool, args, raw)
+		outRaw, err := transformOnce(ctx, is, tool, args, raw)
 		ev := AuditEvent{Stage: is.name, Hook: abi.HookTransformResult, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
 		if err != nil {
 			ev.Err = err.Error()
@@ -305,26 +310,29 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			continue
 		}
 		h.audit(ev)
-		raw, res = outRaw, out
+		raw, last = outRaw, is.name
 	}
-	return res, nil
+	if last == "" {
+		return res, nil
+	}
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("server %q: tool %q: result withheld: transform %s returned something that is not a CallToolResult: %w", tool.Server, tool.Tool, last, err)
+	}
+	return &out, nil
 }
 
-func transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[string]any, raw []byte) ([]byte, *mcp.CallToolResult, error) {
+func transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[string]any, raw []byte) ([]byte, error) {
 	resp, err := is.transform.TransformResult(ctx, &abi.TransformResultRequest{
 		Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Result: raw,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if resp == nil || len(resp.Result) == 0 {
-		return nil, nil, errors.New("no result returned")
+		return nil, errors.New("no result returned")
 	}
-	var out mcp.CallToolResult
-	if err := json.Unmarshal(resp.Result, &out); err != nil {
-		return nil, nil, fmt.Errorf("the returned result is not a CallToolResult: %w", err)
-	}
-	return resp.Result, &out, nil
+	return resp.Result, nil
 }
 
 // filterTools runs the filter stages over one server's tool list: the

@@ -247,6 +247,20 @@ func TestFailingTransformWithholdsResult(t *testing.T) {
 	}
 }
 
+// A chain whose output is not a CallToolResult withholds the result; the
+// error names the stage that returned it last.
+func TestMalformedTransformOutputWithholdsResult(t *testing.T) {
+	bad := &fakeStage{name: "mangler", transform: func(*abi.TransformResultRequest) (*abi.TransformResultResponse, error) {
+		return &abi.TransformResultResponse{Result: json.RawMessage(`{"content":"not a list"}`)}, nil
+	}}
+	rec := newRecordingServer()
+	h := startHost(t, nil, host.WithInProcessServer("rec", rec.srv), host.WithStages(host.StageConfig{Stage: bad}, host.StageConfig{Stage: &fakeStage{name: "pass"}}))
+	_, err := h.CallTool(testContext(t), "rec:echo", nil)
+	if err == nil || !strings.Contains(err.Error(), "result withheld: transform pass returned something that is not a CallToolResult") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestFiltersIntersectAndNameStage(t *testing.T) {
 	keep := func(name string, keep ...string) *fakeStage {
 		return &fakeStage{name: name, filter: func(r *abi.FilterToolsRequest) (*abi.FilterToolsResponse, error) {

@@ -3,48 +3,30 @@
 package pdk
 
 import (
-	"encoding/binary"
 	"runtime"
+	"unsafe"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 // The Extism kernel (module extism:host/env). Memory "offsets" are addresses
-// in the kernel's own memory, not in the guest's: every byte crosses by
-// load/store calls, eight at a time where possible. The kernel's memory is
-// reset before each call, so a block the guest forgets to free costs
-// nothing beyond that call. Signatures as in Extism's go-sdk host.go (i64 is
+// in the kernel's own memory, not in the guest's: bytes cross with
+// mcphost_block_read and mcphost_block_write, one host call a block. The
+// kernel's memory is reset before each call, so a block the guest forgets
+// to free costs nothing beyond that call. Signatures as in Extism (i64 is
 // uint64, i32 is uint32).
 
 //go:wasmimport extism:host/env input_length
 func extismInputLength() uint64
 
-//go:wasmimport extism:host/env input_load_u8
-func extismInputLoadU8(offset uint64) uint32
-
-//go:wasmimport extism:host/env input_load_u64
-func extismInputLoadU64(offset uint64) uint64
-
-//go:wasmimport extism:host/env alloc
-func extismAlloc(n uint64) uint64
+//go:wasmimport extism:host/env input_offset
+func extismInputOffset() uint64
 
 //go:wasmimport extism:host/env free
 func extismFree(offset uint64)
 
 //go:wasmimport extism:host/env length
 func extismLength(offset uint64) uint64
-
-//go:wasmimport extism:host/env load_u8
-func extismLoadU8(offset uint64) uint32
-
-//go:wasmimport extism:host/env load_u64
-func extismLoadU64(offset uint64) uint64
-
-//go:wasmimport extism:host/env store_u8
-func extismStoreU8(offset uint64, value uint32)
-
-//go:wasmimport extism:host/env store_u64
-func extismStoreU64(offset uint64, value uint64)
 
 //go:wasmimport extism:host/env output_set
 func extismOutputSet(offset uint64, n uint64)
@@ -68,6 +50,12 @@ func mcphostSecret(name uint64) uint64
 
 //go:wasmimport mcphost:host/v1 mcphost_http
 func mcphostHTTP(request uint64) uint64
+
+//go:wasmimport mcphost:host/v1 mcphost_block_read
+func mcphostBlockRead(block uint64, dst unsafe.Pointer, n uint32) int32
+
+//go:wasmimport mcphost:host/v1 mcphost_block_write
+func mcphostBlockWrite(src unsafe.Pointer, n uint32) uint64
 
 // Run is the body of a hook's export: it reads the input, calls the
 // registered handler (see Call), and sets the output, or sets the error and
@@ -109,22 +97,7 @@ func respond(out []byte, err error) int32 {
 }
 
 func readInput() []byte {
-	n := extismInputLength()
-	buf := make([]byte, n)
-	i := uint64(0)
-	for ; i+8 <= n; i += 8 {
-		binary.LittleEndian.PutUint64(buf[i:], extismInputLoadU64(i))
-	}
-	if i < n && n >= 8 {
-		// The tail as one overlapping 8-byte read: byte-wise kernel calls
-		// cost microseconds each under a timeout.
-		binary.LittleEndian.PutUint64(buf[n-8:], extismInputLoadU64(n-8))
-		return buf
-	}
-	for ; i < n; i++ {
-		buf[i] = byte(extismInputLoadU8(i))
-	}
-	return buf
+	return read(extismInputOffset(), extismInputLength())
 }
 
 // load copies a kernel block into guest memory. Offset 0 is no block.
@@ -132,39 +105,28 @@ func load(offset uint64) []byte {
 	if offset == 0 {
 		return nil
 	}
-	n := extismLength(offset)
+	return read(offset, extismLength(offset))
+}
+
+// read copies the n bytes of the kernel block at offset.
+func read(offset, n uint64) []byte {
+	if n == 0 {
+		return nil
+	}
 	buf := make([]byte, n)
-	i := uint64(0)
-	for ; i+8 <= n; i += 8 {
-		binary.LittleEndian.PutUint64(buf[i:], extismLoadU64(offset+i))
-	}
-	if i < n && n >= 8 {
-		binary.LittleEndian.PutUint64(buf[n-8:], extismLoadU64(offset+n-8))
-		return buf
-	}
-	for ; i < n; i++ {
-		buf[i] = byte(extismLoadU8(offset + i))
+	if got := mcphostBlockRead(offset, unsafe.Pointer(&buf[0]), uint32(n)); got < 0 || uint64(got) != n {
+		panic("pdk: mcphost_block_read failed")
 	}
 	return buf
 }
 
-// store copies b into a new kernel block and returns its offset.
+// store copies b into a new kernel block and returns its offset (0 for no
+// bytes: an empty block is no block in Extism's ABI).
 func store(b []byte) uint64 {
-	n := uint64(len(b))
-	offset := extismAlloc(n)
-	i := uint64(0)
-	for ; i+8 <= n; i += 8 {
-		extismStoreU64(offset+i, binary.LittleEndian.Uint64(b[i:]))
+	if len(b) == 0 {
+		return 0
 	}
-	if i < n && n >= 8 {
-		// Rewrites a few bytes already stored, with the same values.
-		extismStoreU64(offset+n-8, binary.LittleEndian.Uint64(b[n-8:]))
-		return offset
-	}
-	for ; i < n; i++ {
-		extismStoreU8(offset+i, uint32(b[i]))
-	}
-	return offset
+	return mcphostBlockWrite(unsafe.Pointer(&b[0]), uint32(len(b)))
 }
 
 // kernelHost is the real host.

@@ -38,6 +38,8 @@ func (p *Plugin) hostFunctions(withHTTP bool) []kernel.HostFunc {
 	fns := []kernel.HostFunc{
 		fn(abi.FuncLog, []api.ValueType{i32, i64}, nil, p.hostLog),
 		fn(abi.FuncSecret, []api.ValueType{i64}, []api.ValueType{i64}, p.hostSecret),
+		fn(abi.FuncBlockRead, []api.ValueType{i64, i32, i32}, []api.ValueType{i32}, hostBlockRead),
+		fn(abi.FuncBlockWrite, []api.ValueType{i32, i32}, []api.ValueType{i64}, hostBlockWrite),
 	}
 	if withHTTP {
 		fns = append(fns, fn(abi.FuncHTTP, []api.ValueType{i64}, []api.ValueType{i64}, p.hostHTTP))
@@ -63,6 +65,34 @@ func readBlock(k *kernel.Instance, off uint64, limit int) (data []byte, n uint64
 	data = append([]byte(nil), buf...)
 	k.Free(off)
 	return data, n, true
+}
+
+// hostBlockRead: (block i64, dst i32, len i32) -> (n i32), -1 for a bad
+// block or destination.
+func hostBlockRead(_ context.Context, k *kernel.Instance, stack []uint64) {
+	block, dst, n := stack[0], uint32(stack[1]), uint32(stack[2])
+	data, ok := k.Block(block)
+	if ok && uint64(len(data)) < uint64(n) {
+		n = uint32(len(data))
+	}
+	mem := k.GuestMemory()
+	if !ok || mem == nil || !mem.Write(dst, data[:n]) {
+		stack[0] = api.EncodeI32(-1)
+		return
+	}
+	stack[0] = uint64(n)
+}
+
+// hostBlockWrite: (src i32, len i32) -> (block i64), 0 for a bad source or
+// no room.
+func hostBlockWrite(_ context.Context, k *kernel.Instance, stack []uint64) {
+	src, n := uint32(stack[0]), uint32(stack[1])
+	stack[0] = 0
+	if mem := k.GuestMemory(); mem != nil {
+		if data, ok := mem.Read(src, n); ok {
+			stack[0] = k.Put(data)
+		}
+	}
 }
 
 // extismLog takes what a guest logs with Extism's log_* functions (a guest

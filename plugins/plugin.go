@@ -339,9 +339,11 @@ var extismEnvFuncs = map[string]bool{
 
 // hostFuncTypes are the signatures of mcphost's host functions.
 var hostFuncTypes = map[string]*Func{
-	abi.FuncLog:    {Params: []string{"i32", "i64"}},
-	abi.FuncSecret: {Params: []string{"i64"}, Results: []string{"i64"}},
-	abi.FuncHTTP:   {Params: []string{"i64"}, Results: []string{"i64"}},
+	abi.FuncLog:        {Params: []string{"i32", "i64"}},
+	abi.FuncSecret:     {Params: []string{"i64"}, Results: []string{"i64"}},
+	abi.FuncHTTP:       {Params: []string{"i64"}, Results: []string{"i64"}},
+	abi.FuncBlockRead:  {Params: []string{"i64", "i32", "i32"}, Results: []string{"i32"}},
+	abi.FuncBlockWrite: {Params: []string{"i32", "i32"}, Results: []string{"i64"}},
 }
 
 // checkImports refuses imports the host does not provide, with a message
@@ -361,7 +363,7 @@ func checkImports(info *moduleInfo, auth bool) error {
 		case abi.HostModule:
 			want, ok := hostFuncTypes[imp.Name]
 			if !ok {
-				return fmt.Errorf("imports %s from %s, which ABI v%d does not define (known: %s, %s, %s)", imp.Name, imp.Module, abi.Version, abi.FuncLog, abi.FuncSecret, abi.FuncHTTP)
+				return fmt.Errorf("imports %s from %s, which ABI v%d does not define (known: %s, %s, %s, %s, %s)", imp.Name, imp.Module, abi.Version, abi.FuncLog, abi.FuncSecret, abi.FuncHTTP, abi.FuncBlockRead, abi.FuncBlockWrite)
 			}
 			if imp.Type != nil && !imp.Type.is(want.Params, want.Results) {
 				return fmt.Errorf("imports %s with type %s, want %s", imp.Name, imp.Type, want)

@@ -91,6 +91,18 @@ const (
 	// HTTPResponse); a refused or failed request returns a response with
 	// Error set, never a trap. The host frees the request block.
 	FuncHTTP = "mcphost_http"
+	// FuncBlockRead: (block i64, dst i32, len i32) -> (n i32). Copies the
+	// first min(len, length of block) bytes of a kernel block (the input's
+	// too: input_offset) to the guest's memory at dst, in one call instead
+	// of one load_u64 per 8 bytes; n is the count, or -1 when block is not
+	// a block or dst..dst+len is outside the guest's memory. The block
+	// stays the guest's.
+	FuncBlockRead = "mcphost_block_read"
+	// FuncBlockWrite: (src i32, len i32) -> (block i64). A new kernel block
+	// holding the len bytes of the guest's memory at src (the inverse of
+	// FuncBlockRead), or 0 when len is 0, src..src+len is outside the
+	// guest's memory or the kernel memory is full.
+	FuncBlockWrite = "mcphost_block_write"
 )
 
 // Log levels for FuncLog.

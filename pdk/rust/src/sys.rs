@@ -7,25 +7,19 @@
 //! config, secrets, logs, HTTP) can be tested natively.
 //!
 //! Memory model: the Extism kernel keeps its own memory, separate from the
-//! guest's linear memory, addressed by i64 offsets that `alloc` returns.
-//! Bytes cross one host call per 8 bytes (`*_u64`) plus one per trailing
-//! byte: Extism's ABI has no bulk copy, which is why large payloads cost
-//! ~20 ns per byte. The host resets
-//! the kernel memory before every call, so blocks are never freed here.
+//! guest's linear memory, addressed by i64 offsets. Bytes cross in one host
+//! call a block: `mcphost_block_read` copies a kernel block (the input is
+//! one: `input_offset`) into the guest's memory, `mcphost_block_write`
+//! makes a block of guest bytes. The host resets the kernel memory before
+//! every call, so blocks are never freed here.
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
     #[link(wasm_import_module = "extism:host/env")]
     extern "C" {
-        fn alloc(n: u64) -> u64;
         fn length(offs: u64) -> u64;
-        fn load_u8(offs: u64) -> u8;
-        fn load_u64(offs: u64) -> u64;
-        fn store_u8(offs: u64, v: u8);
-        fn store_u64(offs: u64, v: u64);
         fn input_length() -> u64;
-        fn input_load_u8(offs: u64) -> u8;
-        fn input_load_u64(offs: u64) -> u64;
+        fn input_offset() -> u64;
         fn output_set(offs: u64, len: u64);
         fn error_set(offs: u64);
         fn config_get(offs: u64) -> u64;
@@ -36,81 +30,30 @@ mod imp {
         fn mcphost_log(level: i32, msg: u64);
         fn mcphost_secret(name: u64) -> u64;
         fn mcphost_http(req: u64) -> u64;
+        fn mcphost_block_read(block: u64, dst: *mut u8, len: u32) -> i32;
+        fn mcphost_block_write(src: *const u8, len: u32) -> u64;
     }
 
-    // The copy loops move 64 bytes per iteration (eight host calls): with a
-    // timeout set, every loop iteration costs an exit to Go (~22 ns), on top
-    // of the host call itself. Buffers are not zero-filled first, for the
-    // same reason (a memset is a loop too).
-
-    /// Copies `data` into a new kernel block and returns its offset.
+    /// Copies `data` into a new kernel block and returns its offset (0 for
+    /// no bytes: an empty block is no block in Extism's ABI).
     fn put(data: &[u8]) -> u64 {
-        unsafe {
-            let offs = alloc(data.len() as u64);
-            let word = |i: usize| {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&data[i..i + 8]);
-                u64::from_le_bytes(w)
-            };
-            let mut i = 0;
-            while i + 64 <= data.len() {
-                let at = offs + i as u64;
-                store_u64(at, word(i));
-                store_u64(at + 8, word(i + 8));
-                store_u64(at + 16, word(i + 16));
-                store_u64(at + 24, word(i + 24));
-                store_u64(at + 32, word(i + 32));
-                store_u64(at + 40, word(i + 40));
-                store_u64(at + 48, word(i + 48));
-                store_u64(at + 56, word(i + 56));
-                i += 64;
-            }
-            while i + 8 <= data.len() {
-                store_u64(offs + i as u64, word(i));
-                i += 8;
-            }
-            while i < data.len() {
-                store_u8(offs + i as u64, data[i]);
-                i += 1;
-            }
-            offs
+        if data.is_empty() {
+            return 0;
         }
+        unsafe { mcphost_block_write(data.as_ptr(), data.len() as u32) }
     }
 
-    /// Reads `len` bytes through `load8`/`load1` (kernel block or input).
-    #[inline(always)]
-    unsafe fn read<L8: Fn(u64) -> u64, L1: Fn(u64) -> u8>(
-        len: usize,
-        base: u64,
-        load8: L8,
-        load1: L1,
-    ) -> Vec<u8> {
+    /// Reads the `len` bytes of the kernel block at `offs`.
+    fn read(offs: u64, len: usize) -> Vec<u8> {
         let mut buf: Vec<u8> = Vec::with_capacity(len);
-        let p = buf.as_mut_ptr();
-        let put8 = |i: usize, w: u64| (p.add(i) as *mut [u8; 8]).write_unaligned(w.to_le_bytes());
-        let mut i = 0;
-        while i + 64 <= len {
-            let at = base + i as u64;
-            put8(i, load8(at));
-            put8(i + 8, load8(at + 8));
-            put8(i + 16, load8(at + 16));
-            put8(i + 24, load8(at + 24));
-            put8(i + 32, load8(at + 32));
-            put8(i + 40, load8(at + 40));
-            put8(i + 48, load8(at + 48));
-            put8(i + 56, load8(at + 56));
-            i += 64;
+        if len > 0 {
+            let got = unsafe { mcphost_block_read(offs, buf.as_mut_ptr(), len as u32) };
+            if got < 0 || got as usize != len {
+                panic!("mcphost_block_read failed");
+            }
+            // SAFETY: the host wrote len bytes.
+            unsafe { buf.set_len(len) };
         }
-        while i + 8 <= len {
-            put8(i, load8(base + i as u64));
-            i += 8;
-        }
-        while i < len {
-            *p.add(i) = load1(base + i as u64);
-            i += 1;
-        }
-        // SAFETY: every byte below len was written above.
-        buf.set_len(len);
         buf
     }
 
@@ -119,21 +62,11 @@ mod imp {
         if offs == 0 {
             return None;
         }
-        unsafe {
-            let len = length(offs) as usize;
-            Some(read(len, offs, |a| load_u64(a), |a| load_u8(a)))
-        }
+        Some(read(offs, unsafe { length(offs) } as usize))
     }
 
     pub fn input() -> Vec<u8> {
-        unsafe {
-            read(
-                input_length() as usize,
-                0,
-                |a| input_load_u64(a),
-                |a| input_load_u8(a),
-            )
-        }
+        unsafe { read(input_offset(), input_length() as usize) }
     }
 
     pub fn set_output(data: &[u8]) {

@@ -302,6 +302,10 @@ func (i *Instance) Closed() bool { return i.mod.IsClosed() }
 // Close releases the instance.
 func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
 
+// GuestMemory is the guest's linear memory (nil if it has none), for host
+// functions that copy to or from it.
+func (i *Instance) GuestMemory() api.Memory { return i.mod.Memory() }
+
 // KernelBytes is the kernel memory the instance holds.
 func (i *Instance) KernelBytes() uint64 { return i.mem.size() }
 

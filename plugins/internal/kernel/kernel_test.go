@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,15 +228,21 @@ func TestFixtureMatchesWAT(t *testing.T) {
 	}
 }
 
-// BenchmarkCall is the kernel's cost of a call: a 200-byte input echoed
-// back through input_load_u64 and store_u64, with a timeout set.
+// BenchmarkCall is the kernel's cost of a call: an input echoed back
+// through input_load_u64 and store_u64 (8 bytes a host call, as PDKs copy),
+// with a timeout set.
 func BenchmarkCall(b *testing.B) {
-	inst := newInstance(b, compileFixture(b, Config{}))
-	in := bytes.Repeat([]byte("x"), 200)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := inst.Call(context.Background(), "echo", in, time.Second); err != nil {
-			b.Fatal(err)
-		}
+	for _, size := range []int{200, 1 << 20} {
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			inst := newInstance(b, compileFixture(b, Config{}))
+			in := bytes.Repeat([]byte("x"), size)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if _, err := inst.Call(context.Background(), "echo", in, time.Second); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
