@@ -1,7 +1,7 @@
 // Command testplugin is a plugin that exercises every part of the Go PDK
 // inside WebAssembly: config, secrets, logs, HTTP, errors and panics, and
-// payloads of every size. The extism-tagged tests of package pdk build and
-// run it; it is not an example to copy.
+// payloads of every size. The tests of package pdk (wasm_test.go) build it
+// and run it through mcphost's runtime; it is not an example to copy.
 package main
 
 import (
