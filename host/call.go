@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -63,8 +64,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	if !ok {
 		return nil, h.unknownToolError(name)
 	}
-	s := h.byID[tool.Server]
-	if _, err := s.readySession(); err != nil {
+	s, err := h.server(tool.Server)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	if args == nil {
@@ -72,11 +76,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	}
 	// Policy runs before the request's deadline starts: a confirmation may
 	// wait for a person.
-	args, err := h.applyPolicy(ctx, tool, args, o.caller)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := s.readySession()
+	args, err = h.applyPolicy(ctx, tool, args, o.caller)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +86,12 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	}
 	callCtx, cancel := s.requestContext(ctx, timeout)
 	defer cancel()
+	// A server that is (re)connecting is waited for, within the call's own
+	// deadline.
+	sess, err := s.awaitSession(callCtx)
+	if err != nil {
+		return nil, err
+	}
 
 	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
 	if o.progress != nil {
@@ -99,14 +105,14 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	}
 	res, err := sess.CallTool(callCtx, params)
 	if err != nil {
-		return nil, s.callError(ctx, callCtx, "tool "+quote(tool.Tool), timeout, err)
+		return nil, s.callError(ctx, callCtx, sess, "tool "+quote(tool.Tool), timeout, err)
 	}
 	return h.applyTransforms(callCtx, tool, args, res)
 }
 
 // callError explains why a request failed: the caller cancelled it, it timed
 // out, the host is closing, or the server answered with an error.
-func (s *server) callError(callerCtx, callCtx context.Context, what string, timeout time.Duration, err error) error {
+func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientSession, what string, timeout time.Duration, err error) error {
 	switch {
 	case callerCtx.Err() != nil:
 		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, callerCtx.Err())
@@ -115,6 +121,11 @@ func (s *server) callError(callerCtx, callCtx context.Context, what string, time
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
 	}
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) && sess != nil {
+		// Not the server's answer: the connection failed under the call.
+		return fmt.Errorf("server %q: %s: connection lost during the call: %w", s.cfg.ID, what, sessionEnd(sess, err))
+	}
 	return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, err)
 }
 
@@ -122,11 +133,11 @@ func (s *server) callError(callerCtx, callCtx context.Context, what string, time
 // that are not ready (their tools are missing from the registry).
 func (h *Host) unknownToolError(name string) error {
 	var down []string
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		s.mu.Lock()
 		st := s.state
 		s.mu.Unlock()
-		if st == StateError || st == StateConnecting || st == StateNeedsAuth {
+		if st == StateError || st == StateConnecting || st == StateReconnecting || st == StateNeedsAuth {
 			down = append(down, fmt.Sprintf("%s (%s)", s.cfg.ID, st))
 		}
 	}

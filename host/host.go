@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,11 +50,15 @@ var (
 // Host connects to the configured MCP servers and routes calls to them.
 // Its methods are safe for concurrent use.
 type Host struct {
-	opts    options
-	log     hclog.Logger
-	mapper  naming.Mapper
-	servers []*server // sorted by id; fixed after New
-	byID    map[string]*server
+	opts   options
+	log    hclog.Logger
+	mapper naming.Mapper
+
+	// serversMu guards servers and byID, which SetServers changes.
+	serversMu sync.RWMutex
+	servers   []*server // sorted by id
+	byID      map[string]*server
+	started   bool
 
 	registry registry
 	pipeline *pipeline
@@ -166,57 +171,61 @@ func withDefaults(sc *config.Server) *config.Server {
 }
 
 // Start connects every enabled, trusted and valid server in parallel and
-// returns when each has either connected or failed (bounded by its own
-// startup_timeout). A server that fails does not make Start fail: its state
-// and error show in Status. Start returns an error only if ctx ends first or
-// the host is closed.
+// returns when each has either connected or failed its first attempt
+// (bounded by its own startup_timeout). A server that fails does not make
+// Start fail: its supervisor goes on retrying with backoff, and its state
+// and last error show in Status. Start returns an error only if ctx ends
+// first or the host is closed.
 func (h *Host) Start(ctx context.Context) error {
 	if h.isClosed() {
 		return ErrClosed
 	}
-	var wg sync.WaitGroup
+	h.serversMu.Lock()
+	h.started = true
+	var firsts []<-chan struct{}
 	for _, s := range h.servers {
-		if !s.startable() {
-			continue
+		if s.startable() {
+			firsts = append(firsts, s.startSupervisor())
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.connect(ctx)
-		}()
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("host: start: %w", ctx.Err())
+	h.serversMu.Unlock()
+	for _, first := range firsts {
+		select {
+		case <-first:
+		case <-ctx.Done():
+			return fmt.Errorf("host: start: %w", ctx.Err())
+		}
 	}
+	return nil
 }
 
-// Close disconnects every server in parallel (stdio servers: stdin closed,
-// then the process group is terminated) and waits until they are gone or ctx
-// ends. Calls in flight fail. Close is idempotent.
+// DefaultCloseTimeout bounds Close when its context has no deadline.
+const DefaultCloseTimeout = 5 * time.Second
+
+// Close disconnects every server in parallel and waits until they are gone,
+// bounded by ctx (DefaultCloseTimeout if ctx has no deadline). Calls in
+// flight fail at once with ErrClosed. Stdio servers get their stdin closed,
+// a short grace, then SIGTERM and SIGKILL to their process group, and are
+// always reaped. Close is idempotent.
 func (h *Host) Close(ctx context.Context) error {
 	h.closeOnce.Do(func() { close(h.closed) })
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
+		defer cancel()
+	}
+	servers := h.list()
 	var wg sync.WaitGroup
-	errs := make([]error, len(h.servers))
-	for i, s := range h.servers {
+	errs := make([]error, len(servers))
+	for i, s := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.close()
+			errs[i] = s.close(ctx)
 		}()
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return errors.Join(errs...)
-	case <-ctx.Done():
-		return fmt.Errorf("host: close: %w", ctx.Err())
-	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (h *Host) isClosed() bool {
@@ -228,9 +237,18 @@ func (h *Host) isClosed() bool {
 	}
 }
 
+// list is a snapshot of the servers, sorted by id.
+func (h *Host) list() []*server {
+	h.serversMu.RLock()
+	defer h.serversMu.RUnlock()
+	return slices.Clone(h.servers)
+}
+
 // server returns the server with the given id, or an error naming it.
 func (h *Host) server(id string) (*server, error) {
+	h.serversMu.RLock()
 	s, ok := h.byID[id]
+	h.serversMu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("host: server %q: %w (see \"mcphost mcp list\")", id, ErrUnknownServer)
 	}
@@ -239,8 +257,9 @@ func (h *Host) server(id string) (*server, error) {
 
 // Server ids in order.
 func (h *Host) ServerIDs() []string {
-	ids := make([]string, len(h.servers))
-	for i, s := range h.servers {
+	servers := h.list()
+	ids := make([]string, len(servers))
+	for i, s := range servers {
 		ids[i] = s.cfg.ID
 	}
 	return ids

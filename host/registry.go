@@ -19,7 +19,8 @@ type registry struct {
 	byDisplay map[string]*Tool // "server:tool" -> tool
 }
 
-// rebuildRegistry recomputes every public name from the ready servers' tools.
+// rebuildRegistry recomputes every public name from the tools of the
+// servers that are ready or reconnecting.
 func (h *Host) rebuildRegistry() {
 	h.registry.rebuildMu.Lock()
 	defer h.registry.rebuildMu.Unlock()
@@ -28,9 +29,10 @@ func (h *Host) rebuildRegistry() {
 		tool Tool
 	}
 	var entries []entry
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		s.mu.Lock()
-		if s.state == StateReady {
+		// A reconnecting server keeps its tools: calls wait for it.
+		if s.state == StateReady || (s.state == StateReconnecting && s.everReady) {
 			for _, t := range s.tools {
 				tool := Tool{
 					Server:       s.cfg.ID,

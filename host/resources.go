@@ -115,15 +115,15 @@ func request[T any](h *Host, ctx context.Context, serverID, what string, fn func
 	if err != nil {
 		return zero, err
 	}
-	sess, err := s.readySession()
+	rctx, cancel := s.requestContext(ctx, 0)
+	defer cancel()
+	sess, err := s.awaitSession(rctx)
 	if err != nil {
 		return zero, err
 	}
-	rctx, cancel := s.requestContext(ctx, 0)
-	defer cancel()
 	res, err := fn(rctx, sess)
 	if err != nil {
-		return zero, s.callError(ctx, rctx, what, s.cfg.RequestTimeout, err)
+		return zero, s.callError(ctx, rctx, sess, what, s.cfg.RequestTimeout, err)
 	}
 	return res, nil
 }
@@ -131,7 +131,7 @@ func request[T any](h *Host, ctx context.Context, serverID, what string, fn func
 // resourceOwner finds which ready server lists uri, exactly or by template.
 func (h *Host) resourceOwner(uri string) (string, error) {
 	var byTemplate []string
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		s.mu.Lock()
 		ready := s.state == StateReady
 		exact := ready && slices.ContainsFunc(s.resources, func(r *mcp.Resource) bool { return r.URI == uri })
@@ -204,12 +204,12 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 
 func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
 	if id, p, ok := strings.Cut(name, ":"); ok {
-		if _, known := h.byID[id]; known {
+		if _, err := h.server(id); err == nil {
 			return id, p, nil
 		}
 	}
 	var owners []string
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		s.mu.Lock()
 		if s.state == StateReady && slices.ContainsFunc(s.prompts, func(p *mcp.Prompt) bool { return p.Name == name }) {
 			owners = append(owners, s.cfg.ID)
@@ -244,7 +244,7 @@ func (h *Host) eachServer(ctx context.Context, id string, fn func(context.Contex
 		rctx, cancel := s.requestContext(ctx, 0)
 		defer cancel()
 		if err := fn(rctx, s, sess); err != nil {
-			return s.callError(ctx, rctx, "list", s.cfg.RequestTimeout, err)
+			return s.callError(ctx, rctx, sess, "list", s.cfg.RequestTimeout, err)
 		}
 		return nil
 	}
@@ -256,7 +256,7 @@ func (h *Host) eachServer(ctx context.Context, id string, fn func(context.Contex
 		return run(s)
 	}
 	var errs []error
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		s.mu.Lock()
 		ready := s.state == StateReady
 		s.mu.Unlock()

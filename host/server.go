@@ -31,9 +31,22 @@ type server struct {
 	life     context.Context
 	stopLife context.CancelFunc
 
-	mu            sync.Mutex
-	state         State
-	err           error
+	mu    sync.Mutex
+	state State
+	err   error
+	// changed is closed and replaced at every state change, for calls that
+	// wait for a (re)connecting server.
+	changed chan struct{}
+	// attempt counts the connects that failed in a row; nextRetry is when
+	// the supervisor tries again (state reconnecting).
+	attempt   int
+	nextRetry time.Time
+	// lostCause is why the last session ended, for calls that were in it.
+	lostCause error
+	// run is the running supervisor, nil when there is none (disabled,
+	// not started, closed). kickCh asks it to reconnect now.
+	run           *supervisorRun
+	kickCh        chan struct{}
 	transport     mcp.Transport
 	session       *mcp.ClientSession
 	initResult    *mcp.InitializeResult
@@ -47,12 +60,17 @@ type server struct {
 	// connection, so later connects go straight to initialize.
 	pinnedVersion string
 	closed        bool
+	// enabled starts as the configuration says; SetEnabled changes it.
+	enabled bool
+	// everReady: the server was ready once; its tools stay listed while it
+	// reconnects, so that calls can wait for it.
+	everReady bool
 
 	refreshMu sync.Mutex // serialises list refreshes
 }
 
 func newServer(h *Host, sc *config.Server) *server {
-	s := &server{h: h, cfg: sc, log: h.log.Named(sc.ID)}
+	s := &server{h: h, cfg: sc, log: h.log.Named(sc.ID), enabled: sc.Enabled, changed: make(chan struct{}), kickCh: make(chan struct{}, 1)}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	for _, ip := range h.opts.inProcess {
 		if ip.id == sc.ID {
@@ -74,7 +92,9 @@ func newServer(h *Host, sc *config.Server) *server {
 }
 
 func (s *server) startable() bool {
-	return s.cfg.Err == nil && !s.cfg.Untrusted && s.cfg.Enabled
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Err == nil && !s.cfg.Untrusted && s.enabled
 }
 
 func (s *server) setState(st State, err error) {
@@ -84,6 +104,15 @@ func (s *server) setState(st State, err error) {
 		return
 	}
 	s.state, s.err = st, err
+	if st != StateReconnecting {
+		s.nextRetry = time.Time{}
+	}
+	if st == StateReady {
+		s.attempt = 0
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+	attempt := s.attempt
 	s.mu.Unlock()
 	if err != nil {
 		// Info, not Warn: Status and events carry the error, and a command
@@ -92,16 +121,28 @@ func (s *server) setState(st State, err error) {
 	} else {
 		s.log.Debug("server state", "state", st)
 	}
-	s.h.emit(Event{Server: s.cfg.ID, Kind: "state", State: st, Err: err})
+	s.h.emit(Event{Server: s.cfg.ID, Kind: "state", State: st, Err: err, Attempt: attempt})
 }
 
 // connect opens a session and fetches the server's lists, all within the
-// server's startup timeout.
-func (s *server) connect(parent context.Context) {
+// server's startup timeout. failures is the number of connects that failed
+// in a row before this one.
+func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(parent, s.cfg.StartupTimeout)
 	defer cancel()
 	start := time.Now()
-	s.setState(StateConnecting, nil)
+	s.mu.Lock()
+	reconnecting := failures > 0 || s.everReady
+	s.mu.Unlock()
+	if reconnecting {
+		s.mu.Lock()
+		s.attempt, s.nextRetry = failures, time.Time{}
+		err := s.err
+		s.mu.Unlock()
+		s.setState(StateReconnecting, err)
+	} else {
+		s.setState(StateConnecting, nil)
+	}
 
 	sess, err := s.openSession(ctx)
 	if err != nil {
@@ -110,35 +151,31 @@ func (s *server) connect(parent context.Context) {
 		} else {
 			err = fmt.Errorf("server %q: connect: %w", s.cfg.ID, err)
 		}
-		s.setState(StateError, err)
-		return
+		return nil, err
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		_ = sess.Close()
-		return
+		closeBounded(sess, closeGrace)
+		return nil, ErrClosed
 	}
 	s.session = sess
 	s.initResult = sess.InitializeResult()
 	s.mu.Unlock()
 
 	if err := s.refreshAll(ctx, sess); err != nil {
-		_ = sess.Close()
-		s.mu.Lock()
-		s.session = nil
-		s.mu.Unlock()
-		s.setState(StateError, fmt.Errorf("server %q: %w", s.cfg.ID, err))
-		return
+		s.dropSession(sess, err)
+		return nil, fmt.Errorf("server %q: %w", s.cfg.ID, err)
 	}
 	s.mu.Lock()
 	s.lastConnected = time.Now()
 	s.connectTook = time.Since(start)
+	s.everReady = true
 	s.mu.Unlock()
 	s.setState(StateReady, nil)
 	s.h.rebuildRegistry()
-	s.log.Info("connected", "tools", s.toolCount(), "protocol", s.initResult.ProtocolVersion, "took", time.Since(start).Round(time.Millisecond))
-	go s.watch(sess)
+	s.log.Info("connected", "tools", s.toolCount(), "protocol", s.initResult.ProtocolVersion, "took", time.Since(start).Round(time.Millisecond), "reconnect", reconnecting)
+	return sess, nil
 }
 
 // openSession connects a session. Without a pinned protocol version the SDK
@@ -210,26 +247,6 @@ func (s *server) connectBounded(ctx context.Context, t mcp.Transport, version st
 		}()
 		return nil, ctx.Err()
 	}
-}
-
-// watch notices a session that ends while the host still wants it.
-func (s *server) watch(sess *mcp.ClientSession) {
-	werr := sess.Wait()
-	s.mu.Lock()
-	current := s.session == sess
-	closed := s.closed
-	if current {
-		s.session = nil
-	}
-	s.mu.Unlock()
-	if !current || closed {
-		return
-	}
-	if werr == nil {
-		werr = errors.New("connection closed")
-	}
-	s.setState(StateError, fmt.Errorf("server %q: connection lost: %w", s.cfg.ID, werr))
-	s.h.rebuildRegistry()
 }
 
 // refreshAll fetches every list the server's capabilities announce.
@@ -390,18 +407,72 @@ func (s *server) readySession() (*mcp.ClientSession, error) {
 	if s.session != nil && s.state == StateReady {
 		return s.session, nil
 	}
+	return nil, s.unavailableLocked()
+}
+
+// usable fails at once for a server that will not become ready by itself
+// (disabled, given up, closed); a ready or (re)connecting one passes.
+func (s *server) usable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if (s.state == StateReady && s.session != nil) || s.transientLocked() {
+		return nil
+	}
+	return s.unavailableLocked()
+}
+
+// awaitSession is readySession for a call: a server that is connecting or
+// reconnecting is waited for, until ctx ends.
+func (s *server) awaitSession(ctx context.Context) (*mcp.ClientSession, error) {
+	for {
+		s.mu.Lock()
+		if s.session != nil && s.state == StateReady {
+			sess := s.session
+			s.mu.Unlock()
+			return sess, nil
+		}
+		if !s.transientLocked() {
+			err := s.unavailableLocked()
+			s.mu.Unlock()
+			return nil, err
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			s.mu.Lock()
+			err := s.unavailableLocked()
+			s.mu.Unlock()
+			return nil, fmt.Errorf("%w: %w", err, ctx.Err())
+		}
+	}
+}
+
+// transientLocked: the server is on its way to ready by itself.
+func (s *server) transientLocked() bool {
+	return (s.state == StateConnecting || s.state == StateReconnecting) && s.run != nil
+}
+
+// unavailableLocked says why the server has no ready session.
+func (s *server) unavailableLocked() error {
 	switch s.state {
 	case StateDisabled:
-		return nil, fmt.Errorf("server %q is disabled (enable it with \"mcphost mcp enable %s\")", s.cfg.ID, s.cfg.ID)
+		return fmt.Errorf("server %q is disabled (enable it with \"mcphost mcp enable %s\")", s.cfg.ID, s.cfg.ID)
 	case StateConnecting:
-		return nil, fmt.Errorf("server %q is still connecting", s.cfg.ID)
+		return fmt.Errorf("server %q is still connecting", s.cfg.ID)
+	case StateReconnecting:
+		if s.err != nil {
+			return fmt.Errorf("server %q is reconnecting (attempt %d, last error: %v)", s.cfg.ID, s.attempt+1, s.err)
+		}
+		return fmt.Errorf("server %q is reconnecting (attempt %d)", s.cfg.ID, s.attempt+1)
 	case StateClosed:
-		return nil, fmt.Errorf("server %q: %w", s.cfg.ID, ErrClosed)
+		return fmt.Errorf("server %q: %w", s.cfg.ID, ErrClosed)
 	}
 	if s.err != nil {
-		return nil, fmt.Errorf("server %q is not available (%s): %w", s.cfg.ID, s.state, s.err)
+		return fmt.Errorf("server %q is not available (%s): %w", s.cfg.ID, s.state, s.err)
 	}
-	return nil, fmt.Errorf("server %q is not available (%s)", s.cfg.ID, s.state)
+	return fmt.Errorf("server %q is not available (%s)", s.cfg.ID, s.state)
 }
 
 // requestContext bounds one request by the call's own timeout (or the
@@ -415,27 +486,25 @@ func (s *server) requestContext(ctx context.Context, timeout time.Duration) (con
 	return ctx, func() { stop(); cancel() }
 }
 
-// close ends the session and the transport. In-flight calls are cancelled
-// first, because go-sdk's Close waits for pending calls.
-func (s *server) close() error {
+// close stops the supervisor and ends the session and the transport,
+// bounded by ctx. In-flight calls are cancelled first (the server's life
+// ends), because go-sdk's Close waits for pending calls.
+func (s *server) close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
-	s.state = StateClosed
-	sess := s.session
-	s.session = nil
 	s.mu.Unlock()
 	s.stopLife()
-	if sess == nil {
-		return nil
-	}
-	if err := sess.Close(); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("server %q: close: %w", s.cfg.ID, err)
-	}
-	return nil
+	err := s.stopSupervisor(ctx)
+	s.mu.Lock()
+	s.state = StateClosed
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	return err
 }
 
 func (s *server) status() ServerStatus {
@@ -445,12 +514,16 @@ func (s *server) status() ServerStatus {
 		ID:              s.cfg.ID,
 		Transport:       s.cfg.Transport,
 		Source:          s.cfg.Source,
-		Enabled:         s.cfg.Enabled,
+		Enabled:         s.enabled,
 		State:           s.state,
 		LastConnected:   s.lastConnected,
 		ConnectDuration: s.connectTook,
+		NextRetry:       s.nextRetry,
 	}
-	if s.state == StateReady {
+	if s.state == StateReconnecting {
+		st.Attempt = s.attempt + 1
+	}
+	if s.state == StateReady || (s.state == StateReconnecting && s.everReady) {
 		st.Tools = len(s.tools)
 	}
 	if s.err != nil {
@@ -470,8 +543,9 @@ func (s *server) status() ServerStatus {
 
 // Status reports every configured server, sorted by id.
 func (h *Host) Status() []ServerStatus {
-	out := make([]ServerStatus, len(h.servers))
-	for i, s := range h.servers {
+	servers := h.list()
+	out := make([]ServerStatus, len(servers))
+	for i, s := range servers {
 		out[i] = s.status()
 	}
 	return out

@@ -42,8 +42,12 @@ const (
 	StateUntrusted  State = "untrusted"
 	StateConnecting State = "connecting"
 	StateReady      State = "ready"
-	StateNeedsAuth  State = "needs-auth"
-	StateError      State = "error"
+	// StateReconnecting: the connection was lost or a connect failed; the
+	// server's supervisor retries with backoff. Its tools stay listed and
+	// calls wait for it up to their deadline.
+	StateReconnecting State = "reconnecting"
+	StateNeedsAuth    State = "needs-auth"
+	StateError        State = "error"
 	// StateClosed is the state after Host.Close.
 	StateClosed State = "closed"
 )
@@ -61,6 +65,11 @@ type ServerStatus struct {
 	ProtocolVersion string    `json:"protocol_version,omitempty"`
 	Error           string    `json:"error"`
 	LastConnected   time.Time `json:"last_connected,omitzero"`
+	// Attempt is the number of the connect attempt under way or next
+	// (reconnecting only: 2 after the first connect failed); NextRetry is
+	// when it starts, if the server is waiting.
+	Attempt   int       `json:"attempt,omitempty"`
+	NextRetry time.Time `json:"next_retry,omitzero"`
 	// ConnectDuration is how long the last successful connect took. In JSON
 	// it is "connect_ms", in milliseconds.
 	ConnectDuration time.Duration `json:"-"`
@@ -85,6 +94,9 @@ type Event struct {
 	Kind  string
 	State State
 	Err   error
+	// Attempt is the number of connects that failed in a row (state
+	// reconnecting and error).
+	Attempt int
 }
 
 // Resource is a resource listed by a server.

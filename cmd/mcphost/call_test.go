@@ -45,8 +45,8 @@ func TestServersJSON(t *testing.T) {
 	if ms, ok := ts["connect_ms"].(float64); ok && (ms < 0 || ms > 30000) {
 		t.Errorf("connect_ms = %v, not in milliseconds", ms)
 	}
-	if bad["state"] != "error" || !strings.Contains(bad["error"].(string), "no-such-server") {
-		t.Errorf("bad = %v, want state error naming the command", bad)
+	if bad["state"] != "reconnecting" || !strings.Contains(bad["error"].(string), "no-such-server") {
+		t.Errorf("bad = %v, want state reconnecting with an error naming the command", bad)
 	}
 	if off["state"] != "disabled" || off["enabled"] != false {
 		t.Errorf("off = %v", off)
@@ -54,7 +54,7 @@ func TestServersJSON(t *testing.T) {
 
 	// The table says the same, with the error under it.
 	r = e.must(exitOK, "--config", cfg, "servers")
-	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "error", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
+	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "reconnecting", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
 }
 
 func TestToolsJSON(t *testing.T) {

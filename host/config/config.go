@@ -25,6 +25,13 @@ const (
 	DefaultRequestTimeout  = 60 * time.Second
 	DefaultMaxMessageBytes = 16 << 20
 	DefaultMaxNameLength   = 64
+	// DefaultHealthInterval is how often a ready server is checked (a ping,
+	// or any request it answers).
+	DefaultHealthInterval = 30 * time.Second
+	// Reconnect backoff: the first retry waits about InitialDelay, each
+	// next one twice as long (with jitter), never more than MaxDelay.
+	DefaultReconnectInitialDelay = 500 * time.Millisecond
+	DefaultReconnectMaxDelay     = 30 * time.Second
 )
 
 // Name schemes for public tool names.
@@ -69,6 +76,17 @@ type ToolFilter struct {
 	Deny  []string
 }
 
+// Reconnect is a server's reconnect policy after its connection is lost or a
+// connect fails. Zero durations mean the defaults.
+type Reconnect struct {
+	InitialDelay time.Duration // default DefaultReconnectInitialDelay
+	MaxDelay     time.Duration // default DefaultReconnectMaxDelay
+	// MaxAttempts is how many connects in a row may fail before the server
+	// is left in the error state (until Reconnect or SetEnabled); 0 means
+	// no limit.
+	MaxAttempts int
+}
+
 // Server is one configured MCP server after merging and ${VAR} expansion.
 type Server struct {
 	ID              string
@@ -85,6 +103,10 @@ type Server struct {
 	ProtocolVersion string // empty: negotiate (bounded server/discover probe, then initialize)
 	Tools           ToolFilter
 	MaxMessageBytes int64
+	Reconnect       Reconnect
+	// HealthInterval is the time between health checks of a ready server:
+	// 0 means DefaultHealthInterval, a negative value turns them off.
+	HealthInterval time.Duration
 
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string

@@ -20,12 +20,29 @@ import (
 var serverFields = []string{
 	"transport", "command", "args", "env", "cwd", "url", "headers", "enabled",
 	"startup_timeout", "request_timeout", "protocol_version", "tools", "max_message_bytes",
+	"health_interval", "reconnect",
 }
 
 // fieldAliases maps other hosts' names to ours: .mcp.json says "type".
 var fieldAliases = map[string]string{"type": "transport"}
 
-var toolsFields = []string{"allow", "deny"}
+var (
+	toolsFields     = []string{"allow", "deny"}
+	reconnectFields = []string{"initial_delay", "max_delay", "max_attempts"}
+)
+
+// nestedFields are the server fields that hold a map with known keys; any
+// other key in them is an error, as for the entry itself.
+var nestedFields = map[string][]string{"tools": toolsFields, "reconnect": reconnectFields}
+
+func isField(f string, known []string) bool {
+	for _, k := range known {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
 
 var idPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
@@ -38,14 +55,7 @@ var (
 	headerPattern   = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
-func isServerField(f string) bool {
-	for _, k := range serverFields {
-		if k == f {
-			return true
-		}
-	}
-	return false
-}
+func isServerField(f string) bool { return isField(f, serverFields) }
 
 // entryError formats a per-server error: "config: FILE: server "ID": FIELD: MSG".
 func entryError(source, id, field, msg string) error {
@@ -88,17 +98,17 @@ func normalizeEntry(l *layer, id string, raw any) (map[string]any, []error) {
 			}
 			continue
 		}
-		if canon == "tools" {
-			if tm, ok := v.(map[string]any); ok {
+		if known, nested := nestedFields[canon]; nested {
+			if sm, ok := v.(map[string]any); ok {
 				clean := map[string]any{}
-				for _, tk := range sortedKeys(tm) {
-					if tk != "allow" && tk != "deny" {
+				for _, sk := range sortedKeys(sm) {
+					if !isField(sk, known) {
 						if !lenient {
-							errs = append(errs, entryError(l.source, id, "tools", fmt.Sprintf("unknown field %q%s", tk, suggest(tk, toolsFields))))
+							errs = append(errs, entryError(l.source, id, canon, fmt.Sprintf("unknown field %q%s", sk, suggest(sk, known))))
 						}
 						continue
 					}
-					clean[tk] = tm[tk]
+					clean[sk] = sm[sk]
 				}
 				v = clean
 			}
@@ -192,6 +202,12 @@ func toGeneric(v any) any {
 		out := make(map[string]any, len(t))
 		for k, e := range t {
 			out[k] = e
+		}
+		return out
+	case fieldList:
+		out := make(map[string]any, len(t))
+		for _, p := range t {
+			out[p.key] = toGeneric(p.val)
 		}
 		return out
 	case time.Duration, fmt.Stringer:
@@ -462,6 +478,8 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 			s.MaxMessageBytes = n
 		}
 	}
+	s.HealthInterval = d.healthInterval()
+	s.Reconnect = d.reconnect()
 
 	// Transport: explicit, or inferred from what is there.
 	if transport == "" && !badTransport {
@@ -625,6 +643,101 @@ func (d *decoder) duration(field string, def time.Duration) time.Duration {
 	if err != "" {
 		d.fail(field, "%s", err)
 		return def
+	}
+	return dur
+}
+
+// healthInterval decodes health_interval: a duration, or "off" (also 0 and
+// false) for no health checks, which is -1 in Server. Unset stays 0: the
+// host applies DefaultHealthInterval.
+func (d *decoder) healthInterval() time.Duration {
+	const field = "health_interval"
+	v, ok := d.ms.fields[field]
+	if !ok || v == nil {
+		return 0
+	}
+	if healthOff(v) {
+		return -1
+	}
+	if b, ok := v.(bool); ok && b {
+		d.fail(field, "must be a duration like \"30s\", a number of seconds, or \"off\"")
+		return 0
+	}
+	dur, err := parseDuration(v)
+	if err != "" {
+		d.fail(field, "%s (or \"off\" for no health checks)", err)
+		return 0
+	}
+	return dur
+}
+
+// healthOff reports whether v turns health checks off: "off", false, or zero
+// (0, "0", "0s").
+func healthOff(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return !t
+	case string:
+		s := strings.TrimSpace(t)
+		if strings.EqualFold(s, "off") {
+			return true
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f == 0
+		}
+		dur, err := time.ParseDuration(s)
+		return err == nil && dur == 0
+	case time.Duration:
+		return t == 0
+	}
+	f, ok := asFloat(v)
+	return ok && f == 0
+}
+
+// reconnect decodes the reconnect map. Unset values stay zero: the host
+// applies the defaults.
+func (d *decoder) reconnect() Reconnect {
+	var r Reconnect
+	v, ok := d.ms.fields["reconnect"]
+	if !ok || v == nil {
+		return r
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.fail("reconnect", "must be a map with initial_delay, max_delay and max_attempts")
+		return r
+	}
+	r.InitialDelay = d.durationValue("reconnect.initial_delay", m["initial_delay"])
+	r.MaxDelay = d.durationValue("reconnect.max_delay", m["max_delay"])
+	if r.InitialDelay > 0 && r.MaxDelay > 0 && r.MaxDelay < r.InitialDelay {
+		d.fail("reconnect.max_delay", "%s is less than reconnect.initial_delay (%s); max_delay must be at least initial_delay", r.MaxDelay, r.InitialDelay)
+	}
+	if mv, ok := m["max_attempts"]; ok && mv != nil {
+		n, ok := asInt(mv)
+		switch {
+		case !ok:
+			d.fail("reconnect.max_attempts", "must be a whole number (0 means no limit)")
+		case n < 0:
+			d.fail("reconnect.max_attempts", "must not be negative (0 means no limit)")
+		case n > math.MaxInt32:
+			d.fail("reconnect.max_attempts", "%d is too large (0 means no limit)", n)
+		default:
+			r.MaxAttempts = int(n)
+		}
+	}
+	return r
+}
+
+// durationValue decodes an optional duration inside a map field; absent or
+// invalid gives 0.
+func (d *decoder) durationValue(field string, v any) time.Duration {
+	if v == nil {
+		return 0
+	}
+	dur, err := parseDuration(v)
+	if err != "" {
+		d.fail(field, "%s", err)
+		return 0
 	}
 	return dur
 }

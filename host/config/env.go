@@ -16,6 +16,8 @@ import (
 //	MCPHOST_SERVERS__<ID>__ENV__<NAME>=v   one variable of its env
 //	MCPHOST_SERVERS__<ID>__HEADERS__<NAME>=v  one header
 //	MCPHOST_SERVERS__<ID>__TOOLS__ALLOW=... tools.allow (also __DENY)
+//	MCPHOST_SERVERS__<ID>__RECONNECT__MAX_DELAY=1m reconnect.max_delay
+//	                                       (also __INITIAL_DELAY, __MAX_ATTEMPTS)
 //	MCPHOST_NAMES__SCHEME=tool             names.scheme
 //	MCPHOST_NAMES__MAX_LENGTH=48           names.max_length
 //
@@ -25,13 +27,14 @@ import (
 // an id no file defines is used in lower case. ENV and HEADERS names are kept
 // as written.
 //
-// Values are strings: enabled takes true/false, timeouts "30s" or a number of
-// seconds, max_message_bytes a number. ARGS must be a JSON array of strings
-// (["-y","@modelcontextprotocol/server-memory"]); ENV, HEADERS and TOOLS may
-// also be given whole as a JSON object; TOOLS__ALLOW and TOOLS__DENY take a
-// JSON array or a comma-separated list. Other MCPHOST_* variables (for other
-// parts of mcphost) are ignored here. Servers defined or changed this way get
-// Source "env".
+// Values are strings: enabled takes true/false, timeouts and delays "30s" or
+// a number of seconds, health_interval also "off", max_message_bytes and
+// reconnect's max_attempts a number. ARGS must be a JSON array of strings
+// (["-y","@modelcontextprotocol/server-memory"]); ENV, HEADERS, TOOLS and
+// RECONNECT may also be given whole as a JSON object; TOOLS__ALLOW and
+// TOOLS__DENY take a JSON array or a comma-separated list. Other MCPHOST_*
+// variables (for other parts of mcphost) are ignored here. Servers defined or
+// changed this way get Source "env".
 const EnvPrefix = "MCPHOST_"
 
 // envLayer builds the layer of MCPHOST_* variables. lowerIDs are the ids the
@@ -166,6 +169,28 @@ func setEnvField(entry map[string]any, name, field, sub, value string) string {
 			return fmt.Sprintf(`%s must be a JSON array of strings or a comma-separated list`, name)
 		}
 		m[key] = list
+		return ""
+	case "reconnect":
+		m, _ := entry[field].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			entry[field] = m
+		}
+		if sub == "" {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(value), &obj); err != nil {
+				return fmt.Sprintf(`%s must be a JSON object like {"max_delay":"1m"}, or use %s__INITIAL_DELAY / %s__MAX_DELAY / %s__MAX_ATTEMPTS`, name, name, name, name)
+			}
+			for k, v := range obj {
+				m[k] = toGeneric(v)
+			}
+			return ""
+		}
+		key := strings.ToLower(sub)
+		if !isField(key, reconnectFields) {
+			return fmt.Sprintf("%s: unknown field %q%s", name, sub, suggest(sub, reconnectFields))
+		}
+		m[key] = value
 		return ""
 	case "args":
 		if sub != "" {

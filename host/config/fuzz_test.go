@@ -36,6 +36,10 @@ func FuzzLoad(f *testing.F) {
 		{1, `{"plugins": [{"name": "x", "path": "", "sha256": "zz", "limits": {"memory_mb": 1e9}, "secrets": {"t": "${S:-x}"}}]}`},
 		{2, "[[plugins]]\nname = \"a\"\npath = \"a.wasm\"\nsecrets = {t = \"plain\"}\n"},
 		{0, "plugins: {a: 1}\n"},
+		{0, "servers:\n  a: {command: x, health_interval: off, reconnect: {initial_delay: 1s, max_delay: 500ms, max_attempts: -1, maxDelay: 3}}\n  b: {command: y, health_interval: 0, reconnect: 2}\n"},
+		{1, `{"servers": {"a": {"command": "x", "health_interval": 1e300, "reconnect": {"initial_delay": "0s", "max_attempts": 1e10}}}}`},
+		{2, "[servers.a]\ncommand = \"x\"\nhealth_interval = false\n[servers.a.reconnect]\nmax_delay = 2.5\nmax_attempts = 3\n"},
+		{3, `{"mcpServers": {"a": {"command": "x", "health_interval": "-1s", "reconnect": {"backoff": 2, "max_delay": null}}}}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, []byte(s.data))
@@ -74,6 +78,10 @@ func FuzzLoad(f *testing.F) {
 				}
 				if s.Err == nil && s.Transport == TransportStdio && s.Command == "" {
 					t.Fatalf("server %q: stdio without command but no error", s.ID)
+				}
+				if r := s.Reconnect; s.Err == nil && (r.InitialDelay < 0 || r.MaxDelay < 0 || r.MaxAttempts < 0 ||
+					(r.InitialDelay > 0 && r.MaxDelay > 0 && r.MaxDelay < r.InitialDelay) || s.HealthInterval < -1) {
+					t.Fatalf("server %q: invalid reconnect or health settings but no error: %+v %v", s.ID, r, s.HealthInterval)
 				}
 			}
 			for _, p := range cfg.Plugins {

@@ -150,11 +150,18 @@ servers:
     protocol_version: "2025-06-18"
     tools: {allow: ["read_*"], deny: [read_secret]}
     max_message_bytes: 1024
+    health_interval: 10s
+    reconnect:
+      initial_delay: 250ms
+      max_delay: 1m
+      max_attempts: 5
   web:
     transport: sse
     url: https://example.com/sse?k=${TOKEN}
     headers: {Authorization: "Bearer ${TOKEN}"}
     request_timeout: 2.5
+    health_interval: off
+    reconnect: {max_attempts: 0}
 names:
   scheme: server
   max_length: 40
@@ -169,14 +176,18 @@ names:
 		Enabled: false, StartupTimeout: 5 * time.Second, RequestTimeout: 90 * time.Second,
 		ProtocolVersion: "2025-06-18",
 		Tools:           ToolFilter{Allow: []string{"read_*"}, Deny: []string{"read_secret"}},
-		MaxMessageBytes: 1024, Source: filepath.Join(e.global, "config.yaml"),
+		MaxMessageBytes: 1024,
+		HealthInterval:  10 * time.Second,
+		Reconnect:       Reconnect{InitialDelay: 250 * time.Millisecond, MaxDelay: time.Minute, MaxAttempts: 5},
+		Source:          filepath.Join(e.global, "config.yaml"),
 	}
 	if !reflect.DeepEqual(full, want) {
 		t.Fatalf("got  %+v\nwant %+v", full, want)
 	}
 	web := server(t, cfg, "web")
 	if web.Err != nil || web.Transport != TransportSSE || web.URL != "https://example.com/sse?k=t0k" ||
-		web.Headers["Authorization"] != "Bearer t0k" || web.RequestTimeout != 2500*time.Millisecond {
+		web.Headers["Authorization"] != "Bearer t0k" || web.RequestTimeout != 2500*time.Millisecond ||
+		web.HealthInterval != -1 || web.Reconnect != (Reconnect{}) {
 		t.Fatalf("web = %+v", web)
 	}
 	if cfg.Names != (Names{Scheme: SchemeServer, MaxLength: 40}) {
@@ -186,24 +197,109 @@ names:
 
 func TestLoadFormats(t *testing.T) {
 	files := map[string]string{
-		"config.yaml": "servers:\n  a:\n    command: x\n    args: [y]\n    request_timeout: 10s\n",
-		"config.yml":  "servers:\n  a:\n    command: x\n    args: [y]\n    request_timeout: 10s\n",
-		"config.json": `{"servers": {"a": {"command": "x", "args": ["y"], "request_timeout": "10s"}}}`,
-		"config.toml": "[servers.a]\ncommand = \"x\"\nargs = [\"y\"]\nrequest_timeout = 10\n",
+		"config.yaml": "servers:\n  a:\n    command: x\n    args: [y]\n    request_timeout: 10s\n    health_interval: 15s\n    reconnect: {initial_delay: 1s, max_delay: 20s, max_attempts: 3}\n",
+		"config.yml":  "servers:\n  a:\n    command: x\n    args: [y]\n    request_timeout: 10s\n    health_interval: 15\n    reconnect:\n      initial_delay: 1\n      max_delay: 20s\n      max_attempts: 3\n",
+		"config.json": `{"servers": {"a": {"command": "x", "args": ["y"], "request_timeout": "10s", "health_interval": "15s", "reconnect": {"initial_delay": "1s", "max_delay": 20, "max_attempts": 3}}}}`,
+		"config.toml": "[servers.a]\ncommand = \"x\"\nargs = [\"y\"]\nrequest_timeout = 10\nhealth_interval = 15\nreconnect = { initial_delay = \"1s\", max_delay = 20.0, max_attempts = 3 }\n",
 	}
+	wantReconnect := Reconnect{InitialDelay: time.Second, MaxDelay: 20 * time.Second, MaxAttempts: 3}
 	for name, content := range files {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			p := e.writeGlobal(name, content)
 			cfg := e.load()
 			s := server(t, cfg, "a")
-			if s.Err != nil || s.Command != "x" || !reflect.DeepEqual(s.Args, []string{"y"}) || s.RequestTimeout != 10*time.Second || s.Source != p {
+			if s.Err != nil || s.Command != "x" || !reflect.DeepEqual(s.Args, []string{"y"}) || s.RequestTimeout != 10*time.Second || s.Source != p ||
+				s.HealthInterval != 15*time.Second || s.Reconnect != wantReconnect {
 				t.Fatalf("got %+v", s)
 			}
 			if !reflect.DeepEqual(cfg.Files, []string{p}) {
 				t.Fatalf("files = %v", cfg.Files)
 			}
 		})
+	}
+}
+
+func TestHealthInterval(t *testing.T) {
+	cases := []struct {
+		file, value string
+		want        time.Duration
+	}{
+		{"config.yaml", "off", -1},
+		{"config.yaml", "OFF", -1},
+		{"config.yaml", `"off"`, -1},
+		{"config.yaml", "0", -1},
+		{"config.yaml", `"0"`, -1},
+		{"config.yaml", "0s", -1},
+		{"config.yaml", "false", -1},
+		{"config.yaml", "45s", 45 * time.Second},
+		{"config.yaml", "2.5", 2500 * time.Millisecond},
+		{"config.yaml", "null", 0},
+		{"config.json", `"off"`, -1},
+		{"config.json", "0", -1},
+		{"config.json", "0.0", -1},
+		{"config.json", `"1m"`, time.Minute},
+		{"config.json", "90", 90 * time.Second},
+		{"config.toml", `"off"`, -1},
+		{"config.toml", "0", -1},
+		{"config.toml", "false", -1},
+		{"config.toml", `"1m30s"`, 90 * time.Second},
+		{"config.toml", "5", 5 * time.Second},
+	}
+	for _, tc := range cases {
+		e := newEnv(t)
+		var content string
+		switch tc.file {
+		case "config.yaml":
+			content = "servers:\n  a:\n    command: x\n    health_interval: " + tc.value + "\n"
+		case "config.json":
+			content = `{"servers": {"a": {"command": "x", "health_interval": ` + tc.value + `}}}`
+		case "config.toml":
+			content = "[servers.a]\ncommand = \"x\"\nhealth_interval = " + tc.value + "\n"
+		}
+		e.writeGlobal(tc.file, content)
+		s := server(t, e.load(), "a")
+		if s.Err != nil || s.HealthInterval != tc.want {
+			t.Errorf("%s health_interval %s: got %v, %v; want %v", tc.file, tc.value, s.HealthInterval, s.Err, tc.want)
+		}
+	}
+}
+
+// reconnect is a map: layers merge it key by key, and an error names the
+// layer that set the offending key.
+func TestReconnectMerge(t *testing.T) {
+	e := newEnv(t)
+	e.writeGlobal("config.yaml", "servers:\n  a:\n    command: x\n    health_interval: 10s\n    reconnect: {initial_delay: 1s, max_attempts: 5}\n")
+	e.writeProject(".mcphost.yaml", "servers:\n  a:\n    reconnect: {max_delay: 2m}\n    health_interval: off\n")
+	e.trust()
+	a := server(t, e.load(), "a")
+	if a.Err != nil || a.HealthInterval != -1 || a.Reconnect != (Reconnect{InitialDelay: time.Second, MaxDelay: 2 * time.Minute, MaxAttempts: 5}) {
+		t.Fatalf("a = %+v", a)
+	}
+
+	// max_delay from the project is below initial_delay from the global
+	// file: the error names both fields and the file of max_delay.
+	p := e.writeProject(".mcphost.yaml", "servers:\n  a:\n    reconnect: {max_delay: 500ms}\n")
+	e.trust()
+	a = server(t, e.load(), "a")
+	wantErrContains(t, a.Err, "config: "+p+`: server "a": reconnect.max_delay: 500ms is less than reconnect.initial_delay (1s)`)
+
+	g := e.writeGlobal("config.yaml", "servers:\n  a:\n    command: x\n    reconnect: {max_attempts: -2}\n")
+	e.writeProject(".mcphost.yaml", "servers:\n  a:\n    reconnect: {max_delay: 1m}\n")
+	e.trust()
+	a = server(t, e.load(), "a")
+	wantErrContains(t, a.Err, "config: "+g+`: server "a": reconnect.max_attempts: must not be negative`)
+}
+
+// .mcp.json is read leniently: unknown keys inside reconnect are ignored,
+// known ones are used.
+func TestMCPJSONReconnect(t *testing.T) {
+	e := newEnv(t)
+	e.writeProject(".mcp.json", `{"mcpServers": {"a": {"command": "x", "health_interval": "off", "reconnect": {"max_attempts": 2, "backoff": "exp"}}}}`)
+	e.trust()
+	a := server(t, e.load(), "a")
+	if a.Err != nil || a.HealthInterval != -1 || a.Reconnect != (Reconnect{MaxAttempts: 2}) {
+		t.Fatalf("a = %+v", a)
 	}
 }
 
@@ -476,6 +572,24 @@ func TestValidationErrors(t *testing.T) {
 		{"camel case field", `{command: x, requestTimeout: 3s}`, `unknown field "requestTimeout"`, `did you mean "request_timeout"?`},
 		{"codex field", `{command: x, startup_timeout_sec: 3}`, `unknown field "startup_timeout_sec"`, `did you mean "startup_timeout"?`},
 		{"unknown tools field", `{command: x, tools: {alow: [a]}}`, `unknown field "alow"`, `did you mean "allow"?`},
+		{"bad health interval", `{command: x, health_interval: soon}`, "health_interval", `"soon" is not a duration`},
+		{"negative health interval", `{command: x, health_interval: "-5s"}`, "health_interval", `positive (or "off" for no health checks)`},
+		{"negative health seconds", `{command: x, health_interval: -5}`, "health_interval", "positive"},
+		{"health interval true", `{command: x, health_interval: true}`, "health_interval", `"off"`},
+		{"health interval list", `{command: x, health_interval: [1]}`, "health_interval", "duration"},
+		{"misspelled health field", `{command: x, health_interval_sec: 5}`, `unknown field "health_interval_sec"`, `did you mean "health_interval"?`},
+		{"misspelled reconnect", `{command: x, reconect: {max_attempts: 3}}`, `unknown field "reconect"`, `did you mean "reconnect"?`},
+		{"reconnect not a map", `{command: x, reconnect: 3}`, "reconnect", "must be a map"},
+		{"unknown reconnect field", `{command: x, reconnect: {max_delays: 1m}}`, `reconnect: unknown field "max_delays"`, `did you mean "max_delay"?`},
+		{"camel case reconnect field", `{command: x, reconnect: {initialDelay: 1s}}`, `unknown field "initialDelay"`, `did you mean "initial_delay"?`},
+		{"zero initial delay", `{command: x, reconnect: {initial_delay: 0}}`, "reconnect.initial_delay", "positive"},
+		{"negative initial delay", `{command: x, reconnect: {initial_delay: "-1s"}}`, "reconnect.initial_delay", "positive"},
+		{"bad max delay", `{command: x, reconnect: {max_delay: "3x"}}`, "reconnect.max_delay", `"3x" is not a duration`},
+		{"max delay below initial", `{command: x, reconnect: {initial_delay: 5s, max_delay: 1s}}`, "reconnect.max_delay: 1s is less than reconnect.initial_delay (5s)", ""},
+		{"negative max attempts", `{command: x, reconnect: {max_attempts: -1}}`, "reconnect.max_attempts", "must not be negative (0 means no limit)"},
+		{"fractional max attempts", `{command: x, reconnect: {max_attempts: 1.5}}`, "reconnect.max_attempts", "whole number"},
+		{"max attempts not a number", `{command: x, reconnect: {max_attempts: many}}`, "reconnect.max_attempts", "whole number"},
+		{"huge max attempts", `{command: x, reconnect: {max_attempts: 99999999999}}`, "reconnect.max_attempts", "too large"},
 		{"args not a list", `{command: x, args: "a b"}`, "args", "list of strings"},
 		{"enabled not a bool", `{command: x, enabled: maybe}`, "enabled", "true or false"},
 		{"env not a map", `{command: x, env: [a]}`, "env", "map"},
@@ -721,6 +835,12 @@ func TestEnvLayer(t *testing.T) {
 		"MCPHOST_SERVERS__NEWONE__TOOLS__ALLOW=a_*, b",
 		"MCPHOST_SERVERS__NEWONE__TOOLS__DENY=[\"c\"]",
 		"MCPHOST_SERVERS__NEWONE__MAX_MESSAGE_BYTES=2048",
+		"MCPHOST_SERVERS__NEWONE__HEALTH_INTERVAL=15",
+		"MCPHOST_SERVERS__NEWONE__RECONNECT={\"initial_delay\":\"2s\",\"max_delay\":\"10s\",\"max_attempts\":7}",
+		"MCPHOST_SERVERS__NEWONE__RECONNECT__MAX_DELAY=1m",
+		"MCPHOST_SERVERS__NEWONE__Reconnect__Max_Attempts=0",
+		"MCPHOST_SERVERS__MEMORY__HEALTH_INTERVAL=off",
+		"MCPHOST_SERVERS__MEMORY__RECONNECT__INITIAL_DELAY=0.5",
 		"MCPHOST_NAMES__SCHEME=server",
 		"MCPHOST_LOG_LEVEL=debug", // someone else's
 		"TOK=t",
@@ -735,12 +855,14 @@ func TestEnvLayer(t *testing.T) {
 	}
 	m := server(t, cfg, "Memory")
 	if m.Enabled || m.Err != nil || m.Source != "env" || !reflect.DeepEqual(m.Args, []string{"-y", "@modelcontextprotocol/server-memory"}) ||
-		!reflect.DeepEqual(m.Env, map[string]string{"A": "1", "MEMORY_FILE_PATH": "/srv/memory.json"}) {
+		!reflect.DeepEqual(m.Env, map[string]string{"A": "1", "MEMORY_FILE_PATH": "/srv/memory.json"}) ||
+		m.HealthInterval != -1 || m.Reconnect != (Reconnect{InitialDelay: 500 * time.Millisecond}) {
 		t.Errorf("Memory = %+v", m)
 	}
 	n := server(t, cfg, "newone")
 	if n.Err != nil || n.Transport != TransportSSE || n.Headers["Authorization"] != "Bearer t" ||
-		!reflect.DeepEqual(n.Tools, ToolFilter{Allow: []string{"a_*", "b"}, Deny: []string{"c"}}) || n.MaxMessageBytes != 2048 {
+		!reflect.DeepEqual(n.Tools, ToolFilter{Allow: []string{"a_*", "b"}, Deny: []string{"c"}}) || n.MaxMessageBytes != 2048 ||
+		n.HealthInterval != 15*time.Second || n.Reconnect != (Reconnect{InitialDelay: 2 * time.Second, MaxDelay: time.Minute}) {
 		t.Errorf("newone = %+v", n)
 	}
 	if cfg.Names.Scheme != SchemeServer {
@@ -757,6 +879,15 @@ func TestEnvLayerErrors(t *testing.T) {
 		"MCPHOST_SERVERS__B__TIMEOUT=3",
 		"MCPHOST_SERVERS__C__COMMAND=x",
 		"MCPHOST_SERVERS__C__HEADERS=" + secret,
+		"MCPHOST_SERVERS__D__COMMAND=x",
+		"MCPHOST_SERVERS__D__RECONNECT__MAX_DELAYS=1m",
+		"MCPHOST_SERVERS__E__COMMAND=x",
+		"MCPHOST_SERVERS__E__RECONNECT=" + secret,
+		"MCPHOST_SERVERS__F__COMMAND=x",
+		"MCPHOST_SERVERS__F__RECONNECT={\"max_attempt\":3}",
+		"MCPHOST_SERVERS__G__COMMAND=x",
+		"MCPHOST_SERVERS__G__HEALTH_INTERVAL=sometimes",
+		"MCPHOST_SERVERS__G__RECONNECT__MAX_ATTEMPTS=-1",
 	}
 	cfg := e.load()
 	wantErrContains(t, server(t, cfg, "a").Err, "config: env: server \"a\": args: MCPHOST_SERVERS__A__ARGS must be a JSON array")
@@ -766,6 +897,15 @@ func TestEnvLayerErrors(t *testing.T) {
 	if strings.Contains(c.Err.Error(), secret) {
 		t.Fatal("leaked")
 	}
+	wantErrContains(t, server(t, cfg, "d").Err, `config: env: server "d": reconnect: MCPHOST_SERVERS__D__RECONNECT__MAX_DELAYS: unknown field "MAX_DELAYS"`, `did you mean "max_delay"?`)
+	ee := server(t, cfg, "e")
+	wantErrContains(t, ee.Err, "MCPHOST_SERVERS__E__RECONNECT must be a JSON object", "__MAX_ATTEMPTS")
+	if strings.Contains(ee.Err.Error(), secret) {
+		t.Fatal("leaked")
+	}
+	wantErrContains(t, server(t, cfg, "f").Err, `reconnect: unknown field "max_attempt"`, `did you mean "max_attempts"?`)
+	g := server(t, cfg, "g")
+	wantErrContains(t, g.Err, `config: env: server "g": health_interval: "sometimes" is not a duration`, `config: env: server "g": reconnect.max_attempts: must not be negative`)
 
 	e.environ = []string{"MCPHOST_SERVERS__X=1"}
 	wantErrContains(t, e.loadErr(), "MCPHOST_SERVERS__X", "<FIELD>")
@@ -776,20 +916,25 @@ func TestOverrides(t *testing.T) {
 	e.writeGlobal("config.yaml", "servers:\n  a: {command: x, env: {K: v}}\n")
 	opts := e.opts()
 	opts.Overrides = map[string]any{
-		"names.scheme":              "tool",
-		"servers.a.request_timeout": 2 * time.Second,
-		"servers.a.env":             map[string]string{"L": "w"},
-		"servers.b":                 map[string]any{"url": "https://b/mcp", "max_message_bytes": 10},
+		"names.scheme":                     "tool",
+		"servers.a.request_timeout":        2 * time.Second,
+		"servers.a.env":                    map[string]string{"L": "w"},
+		"servers.b":                        map[string]any{"url": "https://b/mcp", "max_message_bytes": 10},
+		"servers.a.health_interval":        0,
+		"servers.a.reconnect":              map[string]any{"max_delay": time.Minute},
+		"servers.a.reconnect.max_attempts": 3,
+		"servers.b.health_interval":        20 * time.Second,
 	}
 	cfg, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := server(t, cfg, "a")
-	if a.Err != nil || a.RequestTimeout != 2*time.Second || a.Source != "flags" || !reflect.DeepEqual(a.Env, map[string]string{"K": "v", "L": "w"}) {
+	if a.Err != nil || a.RequestTimeout != 2*time.Second || a.Source != "flags" || !reflect.DeepEqual(a.Env, map[string]string{"K": "v", "L": "w"}) ||
+		a.HealthInterval != -1 || a.Reconnect != (Reconnect{MaxDelay: time.Minute, MaxAttempts: 3}) {
 		t.Fatalf("a = %+v", a)
 	}
-	if b := server(t, cfg, "b"); b.Err != nil || b.MaxMessageBytes != 10 || b.Source != "flags" {
+	if b := server(t, cfg, "b"); b.Err != nil || b.MaxMessageBytes != 10 || b.Source != "flags" || b.HealthInterval != 20*time.Second {
 		t.Fatalf("b = %+v", b)
 	}
 	if cfg.Names.Scheme != SchemeBare {

@@ -20,6 +20,17 @@ func TestReferenceExamples(t *testing.T) {
 	if len(blocks) < 5 {
 		t.Fatalf("found %d examples", len(blocks))
 	}
+	// Project examples build on the global YAML example (config.yaml).
+	var global string
+	for _, b := range blocks {
+		if b[1] == "config.yaml" {
+			global = b[2]
+			break
+		}
+	}
+	if global == "" {
+		t.Fatal("no config.yaml example")
+	}
 	for _, b := range blocks {
 		name, content := b[1], b[2]
 		t.Run(name, func(t *testing.T) {
@@ -28,8 +39,7 @@ func TestReferenceExamples(t *testing.T) {
 			if strings.HasPrefix(name, "config.") {
 				e.writeGlobal(name, content)
 			} else {
-				// Project examples build on the global YAML example.
-				e.writeGlobal("config.yaml", blocks[0][2])
+				e.writeGlobal("config.yaml", global)
 				e.writeProject(name, content)
 				e.trust()
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,6 +63,8 @@ type ServerEntry struct {
 	ProtocolVersion string            `json:"protocol_version,omitempty" yaml:"protocol_version,omitempty" toml:"protocol_version,omitempty"`
 	Tools           *ToolsEntry       `json:"tools,omitempty" yaml:"tools,omitempty" toml:"tools,omitempty"`
 	MaxMessageBytes int64             `json:"max_message_bytes,omitempty" yaml:"max_message_bytes,omitempty" toml:"max_message_bytes,omitempty"`
+	HealthInterval  string            `json:"health_interval,omitempty" yaml:"health_interval,omitempty" toml:"health_interval,omitempty"` // a duration, or "off"
+	Reconnect       *ReconnectEntry   `json:"reconnect,omitempty" yaml:"reconnect,omitempty" toml:"reconnect,omitempty"`
 }
 
 // ToolsEntry is the file shape of ToolFilter.
@@ -70,9 +73,33 @@ type ToolsEntry struct {
 	Deny  []string `json:"deny,omitempty" yaml:"deny,omitempty" toml:"deny,omitempty"`
 }
 
+// ReconnectEntry is the file shape of Reconnect: durations stay strings,
+// unset fields are left out.
+type ReconnectEntry struct {
+	InitialDelay string `json:"initial_delay,omitempty" yaml:"initial_delay,omitempty" toml:"initial_delay,omitempty"`
+	MaxDelay     string `json:"max_delay,omitempty" yaml:"max_delay,omitempty" toml:"max_delay,omitempty"`
+	MaxAttempts  int    `json:"max_attempts,omitempty" yaml:"max_attempts,omitempty" toml:"max_attempts,omitempty"` // 0: no limit
+}
+
 type pair struct {
 	key string
 	val any
+}
+
+// fieldList is a nested map (tools, reconnect) whose keys are written to
+// YAML in the documented order; toGeneric turns it into a plain map.
+type fieldList []pair
+
+func (l fieldList) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, p := range l {
+		var v yaml.Node
+		if err := v.Encode(p.val); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.key, err)
+		}
+		n.Content = append(n.Content, yamlString(p.key), &v)
+	}
+	return n, nil
 }
 
 // pairs lists the set fields in the documented order.
@@ -97,16 +124,30 @@ func (e ServerEntry) pairs() []pair {
 	add("request_timeout", e.RequestTimeout, e.RequestTimeout != "")
 	add("protocol_version", e.ProtocolVersion, e.ProtocolVersion != "")
 	if e.Tools != nil && (len(e.Tools.Allow) > 0 || len(e.Tools.Deny) > 0) {
-		t := map[string]any{}
+		var t fieldList
 		if len(e.Tools.Allow) > 0 {
-			t["allow"] = e.Tools.Allow
+			t = append(t, pair{"allow", e.Tools.Allow})
 		}
 		if len(e.Tools.Deny) > 0 {
-			t["deny"] = e.Tools.Deny
+			t = append(t, pair{"deny", e.Tools.Deny})
 		}
 		add("tools", t, true)
 	}
 	add("max_message_bytes", e.MaxMessageBytes, e.MaxMessageBytes != 0)
+	add("health_interval", e.HealthInterval, e.HealthInterval != "")
+	if r := e.Reconnect; r != nil && (r.InitialDelay != "" || r.MaxDelay != "" || r.MaxAttempts != 0) {
+		var rl fieldList
+		if r.InitialDelay != "" {
+			rl = append(rl, pair{"initial_delay", r.InitialDelay})
+		}
+		if r.MaxDelay != "" {
+			rl = append(rl, pair{"max_delay", r.MaxDelay})
+		}
+		if r.MaxAttempts != 0 {
+			rl = append(rl, pair{"max_attempts", r.MaxAttempts})
+		}
+		add("reconnect", rl, true)
+	}
 	return p
 }
 
@@ -195,11 +236,7 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 		}
 		return l
 	}
-	dur := func(k string) string {
-		v, ok := f[k]
-		if !ok {
-			return ""
-		}
+	durOf := func(k string, v any) string {
 		if s, ok := v.(string); ok {
 			return s
 		}
@@ -209,6 +246,13 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 			return ""
 		}
 		return d.String()
+	}
+	dur := func(k string) string {
+		v, ok := f[k]
+		if !ok {
+			return ""
+		}
+		return durOf(k, v)
 	}
 	e.Transport = str("transport")
 	if t, ok := normalizeTransport(e.Transport); ok {
@@ -243,6 +287,34 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 			bad = append(bad, "max_message_bytes")
 		}
 		e.MaxMessageBytes = n
+	}
+	if v, ok := f["health_interval"]; ok {
+		if _, isStr := v.(string); !isStr && healthOff(v) {
+			e.HealthInterval = "off" // 0 or false, written as the word
+		} else {
+			e.HealthInterval = durOf("health_interval", v)
+		}
+	}
+	if v, ok := f["reconnect"]; ok {
+		rm, ok := v.(map[string]any)
+		if !ok {
+			bad = append(bad, "reconnect")
+		}
+		r := &ReconnectEntry{}
+		if dv, ok := rm["initial_delay"]; ok {
+			r.InitialDelay = durOf("reconnect.initial_delay", dv)
+		}
+		if dv, ok := rm["max_delay"]; ok {
+			r.MaxDelay = durOf("reconnect.max_delay", dv)
+		}
+		if av, ok := rm["max_attempts"]; ok {
+			n, ok := asInt(av)
+			if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+				bad = append(bad, "reconnect.max_attempts")
+			}
+			r.MaxAttempts = int(n)
+		}
+		e.Reconnect = r
 	}
 	if len(bad) > 0 {
 		return ServerEntry{}, fmt.Errorf("config: server %q: fields of the wrong type: %s", id, strings.Join(bad, ", "))

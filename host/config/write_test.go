@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -138,6 +139,11 @@ func TestAddServerRefusesInvalid(t *testing.T) {
 		{ServerEntry{ID: "a", Command: "x", Tools: &ToolsEntry{Deny: []string{"["}}}, "tools.deny"},
 		{ServerEntry{ID: "a", Command: "x", ProtocolVersion: "v1"}, "protocol_version"},
 		{ServerEntry{ID: "a", Command: "x", MaxMessageBytes: -5}, "max_message_bytes"},
+		{ServerEntry{ID: "a", Command: "x", HealthInterval: "often"}, "health_interval"},
+		{ServerEntry{ID: "a", Command: "x", HealthInterval: "-1s"}, "health_interval"},
+		{ServerEntry{ID: "a", Command: "x", Reconnect: &ReconnectEntry{InitialDelay: "soon"}}, "reconnect.initial_delay"},
+		{ServerEntry{ID: "a", Command: "x", Reconnect: &ReconnectEntry{InitialDelay: "10s", MaxDelay: "1s"}}, "reconnect.max_delay: 1s is less than reconnect.initial_delay (10s)"},
+		{ServerEntry{ID: "a", Command: "x", Reconnect: &ReconnectEntry{MaxAttempts: -1}}, "reconnect.max_attempts"},
 	}
 	for _, tc := range cases {
 		_, err := AddServer(e.opts(), ScopeProject, tc.entry, false)
@@ -149,6 +155,58 @@ func TestAddServerRefusesInvalid(t *testing.T) {
 	// A url with a variable is checked when it is loaded, not now.
 	if err := (ServerEntry{ID: "a", URL: "${BASE_URL}/mcp"}).Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The health and reconnect settings written by AddServer load back as they
+// were given, in every format; YAML keeps the documented field order.
+func TestAddServerHealthAndReconnect(t *testing.T) {
+	entry := ServerEntry{
+		ID: "a", Command: "x", RequestTimeout: "2m", MaxMessageBytes: 4096,
+		HealthInterval: "45s",
+		Reconnect:      &ReconnectEntry{InitialDelay: "250ms", MaxDelay: "1m", MaxAttempts: 4},
+	}
+	off := ServerEntry{ID: "b", URL: "https://b.example/mcp", HealthInterval: "off", Reconnect: &ReconnectEntry{MaxAttempts: 1}}
+	for _, name := range []string{"config.yaml", "config.json", "config.toml"} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			p := e.writeGlobal(name, "")
+			for _, en := range []ServerEntry{entry, off} {
+				if _, err := AddServer(e.opts(), ScopeGlobal, en, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := readString(t, p)
+			cfg := e.load()
+			a := server(t, cfg, "a")
+			if a.Err != nil || a.HealthInterval != 45*time.Second || a.RequestTimeout != 2*time.Minute || a.MaxMessageBytes != 4096 ||
+				a.Reconnect != (Reconnect{InitialDelay: 250 * time.Millisecond, MaxDelay: time.Minute, MaxAttempts: 4}) {
+				t.Fatalf("a = %+v\n%s", a, out)
+			}
+			b := server(t, cfg, "b")
+			if b.Err != nil || b.HealthInterval != -1 || b.Reconnect != (Reconnect{MaxAttempts: 1}) {
+				t.Fatalf("b = %+v\n%s", b, out)
+			}
+			if name != "config.yaml" {
+				return
+			}
+			want := "    max_message_bytes: 4096\n    health_interval: 45s\n    reconnect:\n      initial_delay: 250ms\n      max_delay: 1m\n      max_attempts: 4\n"
+			if !strings.Contains(out, want) {
+				t.Fatalf("want\n%s\nin\n%s", want, out)
+			}
+			if !strings.Contains(out, "health_interval: \"off\"") && !strings.Contains(out, "health_interval: off") {
+				t.Fatalf("off not written:\n%s", out)
+			}
+		})
+	}
+	// An empty reconnect writes nothing.
+	e := newEnv(t)
+	p, err := AddServer(e.opts(), ScopeGlobal, ServerEntry{ID: "c", Command: "x", Reconnect: &ReconnectEntry{}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := readString(t, p); strings.Contains(out, "reconnect") {
+		t.Fatalf("empty reconnect written:\n%s", out)
 	}
 }
 
@@ -314,6 +372,29 @@ func TestParseServerEntry(t *testing.T) {
 	if !reflect.DeepEqual(e, want) {
 		t.Fatalf("got %+v", e)
 	}
+
+	e, err = ParseServerEntry("r", []byte(`{"command": "a", "health_interval": 0, "reconnect": {"initial_delay": 0.5, "max_delay": "1m", "max_attempts": 3}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = ServerEntry{ID: "r", Command: "a", HealthInterval: "off", Reconnect: &ReconnectEntry{InitialDelay: "500ms", MaxDelay: "1m", MaxAttempts: 3}}
+	if !reflect.DeepEqual(e, want) {
+		t.Fatalf("got %+v", e)
+	}
+	e, err = ParseServerEntry("r", []byte(`{"command": "a", "health_interval": 30}`))
+	if err != nil || e.HealthInterval != "30s" {
+		t.Fatalf("got %+v, %v", e, err)
+	}
+	_, err = ParseServerEntry("x", []byte(`{"command": "a", "reconnect": {"max_delays": "1m"}}`))
+	wantErrContains(t, err, `reconnect: unknown field "max_delays"`, `did you mean "max_delay"?`)
+	_, err = ParseServerEntry("x", []byte(`{"command": "a", "reconnect": {"max_attempts": "many"}}`))
+	wantErrContains(t, err, "wrong type", "reconnect.max_attempts")
+	_, err = ParseServerEntry("x", []byte(`{"command": "a", "reconnect": [1]}`))
+	wantErrContains(t, err, "wrong type", "reconnect")
+	_, err = ParseServerEntry("x", []byte(`{"command": "a", "reconnect": {"initial_delay": "5s", "max_delay": "1s"}}`))
+	wantErrContains(t, err, "reconnect.max_delay", "reconnect.initial_delay")
+	_, err = ParseServerEntry("x", []byte(`{"command": "a", "health_interval": -3}`))
+	wantErrContains(t, err, "wrong type", "health_interval")
 	_, err = ParseServerEntry("x", []byte(`{"command": "a", "comand": "b"}`))
 	wantErrContains(t, err, `unknown field "comand"`, `did you mean "command"?`)
 	_, err = ParseServerEntry("x", []byte(`[1]`))

@@ -1,0 +1,326 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// A server's supervisor is one goroutine that owns its connection: it
+// connects, serves until the session is lost or a health check fails, and
+// reconnects with exponential backoff, until the server is disabled, removed
+// or the host closes. go-sdk does none of this: a session that ends stays
+// ended.
+//
+//	disabled ──enable──▶ connecting ──▶ ready ◀──────────┐
+//	                         │            │ lost,        │ connected
+//	                         ▼            ▼ health check │
+//	                       reconnecting (attempt n) ─────┘
+//	                         │ max_attempts failures in a row
+//	                         ▼
+//	                       error ──Reconnect──▶ reconnecting
+
+// errReconnectRequested ends a session on Reconnect(id).
+var errReconnectRequested = errors.New("reconnect requested")
+
+// healthTimeout bounds one health check (less if the interval is shorter).
+const healthTimeout = 10 * time.Second
+
+// closeGrace bounds closing a session that the supervisor gives up on
+// (go-sdk's Close waits for the calls in flight).
+const closeGrace = 5 * time.Second
+
+// startSupervisor starts the server's supervisor if it is not running. The
+// returned channel is closed when its first connect attempt has ended.
+func (s *server) startSupervisor() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run != nil || s.closed {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	ctx, cancel := context.WithCancel(s.life)
+	r := &supervisorRun{cancel: cancel, done: make(chan struct{}), first: make(chan struct{})}
+	s.run = r
+	go s.supervise(ctx, r)
+	return r.first
+}
+
+// stopSupervisor stops the supervisor and closes the session, bounded by
+// ctx. Calls in flight on the session fail.
+func (s *server) stopSupervisor(ctx context.Context) error {
+	s.mu.Lock()
+	r := s.run
+	s.run = nil
+	s.mu.Unlock()
+	if r != nil {
+		r.cancel()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return fmt.Errorf("server %q: stopping: %w", s.cfg.ID, ctx.Err())
+		}
+	}
+	s.mu.Lock()
+	sess := s.session
+	s.session = nil
+	s.mu.Unlock()
+	if sess == nil {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- sess.Close() }()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+			return fmt.Errorf("server %q: close: %w", s.cfg.ID, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("server %q: close: %w", s.cfg.ID, ctx.Err())
+	}
+}
+
+// supervisorRun is one run of a supervisor, from start (enable) to stop.
+type supervisorRun struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the supervisor has exited
+	first  chan struct{} // closed when the first connect attempt ended
+}
+
+// kick asks the supervisor to reconnect now: a ready server drops its
+// session, a waiting one skips the rest of its backoff.
+func (s *server) kick() {
+	select {
+	case s.kickCh <- struct{}{}:
+	default:
+	}
+}
+
+func (s *server) supervise(ctx context.Context, r *supervisorRun) {
+	defer close(r.done)
+	firstDone := false
+	first := func() {
+		if !firstDone {
+			firstDone = true
+			close(r.first)
+		}
+	}
+	defer first()
+	// Drain a kick left over from before this run.
+	select {
+	case <-s.kickCh:
+	default:
+	}
+	failures := 0
+	for {
+		// When ctx ends, the session (if any) is left to stopSupervisor.
+		sess, err := s.connect(ctx, failures)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			first()
+			failures = 0
+			cause := s.serve(ctx, sess)
+			if ctx.Err() != nil {
+				return
+			}
+			// Reconnecting before the session is dropped: a call that
+			// comes meanwhile waits rather than failing.
+			s.setReconnecting(0, cause, time.Time{})
+			s.dropSession(sess, cause)
+			if errors.Is(cause, errReconnectRequested) {
+				continue
+			}
+			err = cause
+		}
+		failures++
+		policy := s.reconnectPolicy()
+		if policy.MaxAttempts > 0 && failures >= policy.MaxAttempts {
+			s.setState(StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
+				s.cfg.ID, failures, policy.MaxAttempts, err))
+			s.h.rebuildRegistry()
+			first()
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.kickCh:
+				failures = 0
+				continue
+			}
+		}
+		delay := backoff(policy, failures)
+		s.setReconnecting(failures, err, time.Now().Add(delay))
+		first()
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-s.kickCh:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// reconnectPolicy is the server's reconnect settings with defaults applied.
+func (s *server) reconnectPolicy() config.Reconnect {
+	p := s.cfg.Reconnect
+	if p.InitialDelay <= 0 {
+		p.InitialDelay = config.DefaultReconnectInitialDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = config.DefaultReconnectMaxDelay
+	}
+	if p.MaxDelay < p.InitialDelay {
+		p.MaxDelay = p.InitialDelay
+	}
+	return p
+}
+
+// backoff is the wait before retry number failures (1, 2, ...): the
+// initial delay doubled for each earlier failure, capped, then spread by
+// ±20 % so that servers that failed together do not retry together.
+func backoff(p config.Reconnect, failures int) time.Duration {
+	d := p.InitialDelay
+	for i := 1; i < failures && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxDelay)
+	jitter := time.Duration(float64(d) * 0.2 * (2*rand.Float64() - 1))
+	return max(d+jitter, time.Millisecond)
+}
+
+// serve watches a ready session until it is lost, fails a health check, a
+// reconnect is requested or ctx ends, and says which.
+func (s *server) serve(ctx context.Context, sess *mcp.ClientSession) error {
+	lost := make(chan error, 1)
+	go func() { lost <- sess.Wait() }()
+	var tick <-chan time.Time
+	if iv := s.healthInterval(); iv > 0 {
+		t := time.NewTicker(iv)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-lost:
+			return s.lostError(err)
+		case <-s.kickCh:
+			return errReconnectRequested
+		case <-tick:
+			if err := s.healthCheck(ctx, sess); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *server) healthInterval() time.Duration {
+	switch iv := s.cfg.HealthInterval; {
+	case iv < 0:
+		return 0
+	case iv == 0:
+		return config.DefaultHealthInterval
+	default:
+		return iv
+	}
+}
+
+// healthCheck pings the server. Any answer proves it alive, an error answer
+// too: servers on protocol versions without ping (2026-07-28 removed it)
+// answer "method not found", which is as good.
+func (s *server) healthCheck(ctx context.Context, sess *mcp.ClientSession) error {
+	timeout := min(healthTimeout, s.healthInterval())
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := sess.Ping(hctx, nil)
+	var wire *jsonrpc.Error
+	if err == nil || errors.As(err, &wire) || ctx.Err() != nil {
+		return nil
+	}
+	if hctx.Err() != nil {
+		return fmt.Errorf("server %q: health check: no answer to ping within %s", s.cfg.ID, timeout)
+	}
+	return fmt.Errorf("server %q: health check: %w", s.cfg.ID, err)
+}
+
+// sessionEndWait bounds how long a failed call waits to learn why its
+// session ended (the connection's own error says more than the call's).
+const sessionEndWait = 250 * time.Millisecond
+
+// sessionEnd is why sess ended, if it ends within sessionEndWait; else
+// callErr, the error the call got.
+func sessionEnd(sess *mcp.ClientSession, callErr error) error {
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	t := time.NewTimer(sessionEndWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	case <-t.C:
+	}
+	return callErr
+}
+
+// lostError describes a session that ended by itself.
+func (s *server) lostError(err error) error {
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	return fmt.Errorf("server %q: connection lost: %w", s.cfg.ID, err)
+}
+
+// dropSession forgets sess (if it is the current one) and closes it,
+// without waiting longer than closeGrace for calls in flight.
+func (s *server) dropSession(sess *mcp.ClientSession, cause error) {
+	if sess == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.session == sess {
+		s.session = nil
+		s.lostCause = cause
+	}
+	s.mu.Unlock()
+	closeBounded(sess, closeGrace)
+}
+
+// closeBounded closes sess, giving up waiting after grace (the close goes
+// on in the background).
+func closeBounded(sess *mcp.ClientSession, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		_ = sess.Close()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// setReconnecting records a failed attempt and the time of the next one.
+func (s *server) setReconnecting(failures int, err error, next time.Time) {
+	s.mu.Lock()
+	s.attempt, s.nextRetry = failures, next
+	s.mu.Unlock()
+	s.setState(StateReconnecting, err)
+}
