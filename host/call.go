@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -86,12 +85,6 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	}
 	callCtx, cancel := s.requestContext(ctx, timeout)
 	defer cancel()
-	// A server that is (re)connecting is waited for, within the call's own
-	// deadline.
-	sess, err := s.awaitSession(callCtx)
-	if err != nil {
-		return nil, err
-	}
 
 	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
 	if o.progress != nil {
@@ -103,7 +96,16 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 		defer time.AfterFunc(progressGrace, release)
 		params.SetProgressToken(token)
 	}
-	res, err := sess.CallTool(callCtx, params)
+	// A server that is (re)connecting is waited for, within the call's own
+	// deadline.
+	var res *mcp.CallToolResult
+	sess, err := s.send(callCtx, func(ctx context.Context, sess *mcp.ClientSession) (err error) {
+		res, err = sess.CallTool(ctx, params)
+		return err
+	})
+	if err != nil && sess == nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, s.callError(ctx, callCtx, sess, "tool "+quote(tool.Tool), timeout, err)
 	}
@@ -121,8 +123,7 @@ func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientS
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
 	}
-	var wire *jsonrpc.Error
-	if !errors.As(err, &wire) && sess != nil {
+	if !serverAnswered(err) && sess != nil {
 		// Not the server's answer: the connection failed under the call.
 		return fmt.Errorf("server %q: %s: connection lost during the call: %w", s.cfg.ID, what, sessionEnd(sess, err))
 	}

@@ -117,11 +117,14 @@ func request[T any](h *Host, ctx context.Context, serverID, what string, fn func
 	}
 	rctx, cancel := s.requestContext(ctx, 0)
 	defer cancel()
-	sess, err := s.awaitSession(rctx)
-	if err != nil {
+	var res T
+	sess, err := s.send(rctx, func(ctx context.Context, sess *mcp.ClientSession) (err error) {
+		res, err = fn(ctx, sess)
+		return err
+	})
+	if err != nil && sess == nil {
 		return zero, err
 	}
-	res, err := fn(rctx, sess)
 	if err != nil {
 		return zero, s.callError(ctx, rctx, sess, what, s.cfg.RequestTimeout, err)
 	}

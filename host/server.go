@@ -133,14 +133,15 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	start := time.Now()
 	s.mu.Lock()
 	reconnecting := failures > 0 || s.everReady
-	s.mu.Unlock()
+	already := s.state == StateReconnecting
 	if reconnecting {
-		s.mu.Lock()
 		s.attempt, s.nextRetry = failures, time.Time{}
-		err := s.err
-		s.mu.Unlock()
-		s.setState(StateReconnecting, err)
-	} else {
+	}
+	s.mu.Unlock()
+	switch {
+	case reconnecting && !already:
+		s.setState(StateReconnecting, nil)
+	case !reconnecting:
 		s.setState(StateConnecting, nil)
 	}
 
@@ -422,16 +423,17 @@ func (s *server) usable() error {
 }
 
 // awaitSession is readySession for a call: a server that is connecting or
-// reconnecting is waited for, until ctx ends.
-func (s *server) awaitSession(ctx context.Context) (*mcp.ClientSession, error) {
+// reconnecting is waited for, until ctx ends. A session known to be dead
+// (avoid) counts as none.
+func (s *server) awaitSession(ctx context.Context, avoid *mcp.ClientSession) (*mcp.ClientSession, error) {
 	for {
 		s.mu.Lock()
-		if s.session != nil && s.state == StateReady {
+		if s.session != nil && s.session != avoid && s.state == StateReady {
 			sess := s.session
 			s.mu.Unlock()
 			return sess, nil
 		}
-		if !s.transientLocked() {
+		if !s.transientLocked() && (avoid == nil || s.session != avoid || s.run == nil) {
 			err := s.unavailableLocked()
 			s.mu.Unlock()
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/transports"
 )
 
 // A server's supervisor is one goroutine that owns its connection: it
@@ -323,4 +324,43 @@ func (s *server) setReconnecting(failures int, err error, next time.Time) {
 	s.attempt, s.nextRetry = failures, next
 	s.mu.Unlock()
 	s.setState(StateReconnecting, err)
+}
+
+// send runs one request on the server's session, waiting for a server that
+// is (re)connecting, within ctx. A request that the connection never sent
+// because it was failing (go-sdk's "client is closing", or our transports'
+// ErrNotSent) is sent once more on the next session: it cannot have run.
+// It returns the session of the last try, for callError.
+func (s *server) send(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) (*mcp.ClientSession, error) {
+	var dead *mcp.ClientSession
+	for try := 0; ; try++ {
+		sess, err := s.awaitSession(ctx, dead)
+		if err != nil {
+			return nil, err
+		}
+		err = fn(ctx, sess)
+		if err == nil || try > 0 || ctx.Err() != nil || !notSent(err) {
+			return sess, err
+		}
+		s.log.Debug("request not sent on a failing connection; sending it on the next one", "error", err)
+		dead = sess
+	}
+}
+
+// errClientClosing is go-sdk's error for a request made on a connection
+// that is closing (a local error with a JSON-RPC code, never sent).
+var errClientClosing = &jsonrpc.Error{Code: -32003}
+
+func notSent(err error) bool {
+	// go-sdk returns ErrConnectionClosed only for "client is closing" (and
+	// hides that error's chain with %v); requests already sent when a
+	// connection fails get the connection's read error instead.
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, errClientClosing) || errors.Is(err, transports.ErrNotSent)
+}
+
+// serverAnswered reports whether err is an error answer from the server,
+// as opposed to a failure of the connection.
+func serverAnswered(err error) bool {
+	var wire *jsonrpc.Error
+	return errors.As(err, &wire) && !notSent(err)
 }

@@ -241,8 +241,18 @@ func (c *msgConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write implements mcp.Connection.
+// Write implements mcp.Connection. An error from it means the message did
+// not reach the server whole (a pipe or a WebSocket delivers a line or a
+// frame whole or not at all), so it also matches ErrNotSent: a request can
+// be sent again on a new connection without running twice.
 func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := c.write(ctx, msg); err != nil {
+		return notSent{err}
+	}
+	return nil
+}
+
+func (c *msgConn) write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

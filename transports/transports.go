@@ -76,6 +76,16 @@ var ErrMessageTooLarge = errors.New("message larger than max_message_bytes")
 // server process exited without being asked to (crash, exit at start...).
 var ErrServerExited = errors.New("server process exited")
 
+// ErrNotSent matches (errors.Is) the error of a write that did not deliver
+// its message: the stdio, in-process and WebSocket connections say so of
+// every failed write.
+var ErrNotSent = errors.New("message not sent")
+
+// notSent marks err as ErrNotSent without changing its text.
+type notSent struct{ error }
+
+func (e notSent) Unwrap() []error { return []error{e.error, ErrNotSent} }
+
 // New returns the transport for s. It checks the fields the transport needs
 // but does not connect: that happens in Connect, once per session.
 func New(s *config.Server, opts Options) (mcp.Transport, error) {
