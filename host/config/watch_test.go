@@ -1,0 +1,70 @@
+package config_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+func TestWatchReloadsOnChange(t *testing.T) {
+	global, work := t.TempDir(), t.TempDir()
+	opts := config.LoadOptions{GlobalDir: global, WorkDir: work, Environ: []string{}}
+	files, err := config.WatchedFiles(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projectFile := filepath.Join(work, ".mcphost.yaml")
+	if !slices.Contains(files, projectFile) || !slices.Contains(files, filepath.Join(global, "config.yaml")) {
+		t.Fatalf("watched files %v", files)
+	}
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(global, "config.yaml"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("servers:\n  a: {command: x}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan []string, 4)
+	done := make(chan error, 1)
+	go func() {
+		done <- config.Watch(ctx, opts, 5*time.Millisecond, func(cfg *config.Config, err error) {
+			if err != nil {
+				t.Errorf("load: %v", err)
+				return
+			}
+			var ids []string
+			for _, s := range cfg.Servers {
+				ids = append(ids, s.ID)
+			}
+			got <- ids
+		})
+	}()
+	// Wait until the watcher has taken its first look (a write before that
+	// would be its starting point, not a change): keep writing new
+	// contents until one is reported.
+	deadline := time.After(20 * time.Second)
+	for i := 0; ; i++ {
+		write("servers:\n  a: {command: x}\n  b: {command: y}\n# " + time.Now().String() + "\n")
+		select {
+		case ids := <-got:
+			if !slices.Equal(ids, []string{"a", "b"}) {
+				t.Fatalf("servers after the edit: %v", ids)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no change reported")
+		}
+	}
+}
