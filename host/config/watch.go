@@ -37,7 +37,8 @@ const DefaultWatchInterval = time.Second
 
 // Watch calls onChange with a freshly loaded configuration (or the error of
 // loading it) each time the content of one of WatchedFiles(opts) changes,
-// looking every interval (DefaultWatchInterval if 0), until ctx ends.
+// looking every interval (DefaultWatchInterval if 0), until ctx ends. A
+// change is loaded once the files have stayed the same for an interval.
 // Editors that save by renaming a new file over the old one are seen too:
 // files are compared by content, not by handle. A file that cannot be read
 // counts as absent.
@@ -49,7 +50,8 @@ func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChan
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
-	last := fingerprint(files)
+	loaded := fingerprint(files)
+	seen, seenAt := loaded, time.Now()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -58,11 +60,18 @@ func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChan
 			return nil
 		case <-t.C:
 		}
+		// A change is loaded once it has held for a whole interval: an
+		// editor (or a program) writing a file in several steps must not
+		// be caught half-way.
 		now := fingerprint(files)
-		if now == last {
+		if now != seen {
+			seen, seenAt = now, time.Now()
 			continue
 		}
-		last = now
+		if now == loaded || time.Since(seenAt) < interval {
+			continue
+		}
+		loaded = now
 		onChange(Load(opts))
 	}
 }

@@ -22,9 +22,16 @@ func TestWatchReloadsOnChange(t *testing.T) {
 	if !slices.Contains(files, projectFile) || !slices.Contains(files, filepath.Join(global, "config.yaml")) {
 		t.Fatalf("watched files %v", files)
 	}
+	// Written as editors do, to a new file renamed over the old one: a
+	// file caught half-written is the writer's problem (Watch waits for a
+	// change to hold for an interval, which narrows but cannot close it).
 	write := func(body string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(global, "config.yaml"), []byte(body), 0o600); err != nil {
+		tmp := filepath.Join(global, "config.yaml.tmp")
+		if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(global, "config.yaml")); err != nil {
 			t.Fatal(err)
 		}
 	}
