@@ -355,7 +355,10 @@ func notSent(err error) bool {
 	// go-sdk returns ErrConnectionClosed only for "client is closing" (and
 	// hides that error's chain with %v); requests already sent when a
 	// connection fails get the connection's read error instead.
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, errClientClosing) || errors.Is(err, transports.ErrNotSent)
+	// A Streamable HTTP server answers 404 (ErrSessionMissing) for a
+	// session it no longer knows, without running the request.
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, errClientClosing) ||
+		errors.Is(err, transports.ErrNotSent) || errors.Is(err, mcp.ErrSessionMissing)
 }
 
 // serverAnswered reports whether err is an error answer from the server,
