@@ -1,7 +1,9 @@
 // Package hosttest provides MCP servers for tests: a stdio server binary
 // with fault modes (see the testserver command), an in-memory server with a
-// few tools, and helpers serving an *mcp.Server over Streamable HTTP, SSE and
-// WebSocket on 127.0.0.1.
+// few tools, helpers serving an *mcp.Server over Streamable HTTP, SSE and
+// WebSocket on 127.0.0.1, and Streamable HTTP faults: Faults (failure
+// bursts, lost sessions, delays, as middleware) and RestartableHTTP (a
+// server stopped and started again at the same URL).
 package hosttest
 
 import (
@@ -33,11 +35,15 @@ var build struct {
 // returns the path of the executable. Call CleanupTestServer from TestMain to
 // remove it when the tests are done.
 //
-// Flags of the binary: -garbage, -ignore-stdin-eof, -ignore-sigterm,
-// -spawn-child (with -child-pid-file FILE), -crash-at-start. Tools: echo
-// {text}, add {a,b} (structured output {sum}), slow {ms} (progress, honours
-// cancellation), crash (exit 3 mid-call), big {n}, stderr {text}, env
-// {name}, cwd, pid.
+// Flags of the binary (documented in the testserver command): -garbage,
+// -ignore-stdin-eof, -ignore-sigterm, -spawn-child (with -child-pid-file
+// FILE), -crash-at-start, -crash-at-start-times N (with -state-file FILE),
+// -hang-initialize, -ignore-discover, -delay DURATION, -tools N,
+// -huge-schema BYTES, -deep-schema DEPTH. Tools: echo {text}, add {a,b}
+// (structured output {sum}), slow {ms} (progress, honours cancellation),
+// crash (exit 3 mid-call), big {n}, stderr {text}, env {name}, cwd, pid, hang
+// (never returns, ignores cancellation), flood {n} (n progress or log
+// notifications), and with the flags t00001..., huge, deep.
 func BuildTestServer(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
