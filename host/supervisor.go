@@ -328,8 +328,9 @@ func (s *server) setReconnecting(failures int, err error, next time.Time) {
 
 // send runs one request on the server's session, waiting for a server that
 // is (re)connecting, within ctx. A request that the connection never sent
-// because it was failing (go-sdk's "client is closing", or our transports'
-// ErrNotSent) is sent once more on the next session: it cannot have run.
+// because it was failing (go-sdk's "client is closing", a lost HTTP
+// session, or one our transports did not write: transports.Delivery) is
+// sent once more on the next session: it cannot have run.
 // It returns the session of the last try, for callError.
 func (s *server) send(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) (*mcp.ClientSession, error) {
 	var dead *mcp.ClientSession
@@ -338,13 +339,25 @@ func (s *server) send(ctx context.Context, fn func(context.Context, *mcp.ClientS
 		if err != nil {
 			return nil, err
 		}
-		err = fn(ctx, sess)
-		if err == nil || try > 0 || ctx.Err() != nil || !notSent(err) {
+		var d transports.Delivery
+		err = fn(transports.WithDelivery(ctx, &d), sess)
+		if err == nil || try > 0 || ctx.Err() != nil {
+			return sess, err
+		}
+		if !notSent(err) && !(s.tracksDelivery() && !d.Sent() && !serverAnswered(err)) {
 			return sess, err
 		}
 		s.log.Debug("request not sent on a failing connection; sending it on the next one", "error", err)
 		dead = sess
 	}
+}
+
+// tracksDelivery reports whether the server's transport records whether a
+// request was written (transports.Delivery).
+func (s *server) tracksDelivery() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return transports.TracksDelivery(s.transport)
 }
 
 // errClientClosing is go-sdk's error for a request made on a connection

@@ -249,6 +249,11 @@ func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := c.write(ctx, msg); err != nil {
 		return notSent{err}
 	}
+	if d, ok := ctx.Value(deliveryKey{}).(*Delivery); ok {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			d.sent.Store(true)
+		}
+	}
 	return nil
 }
 

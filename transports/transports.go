@@ -12,9 +12,11 @@
 package transports
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -80,6 +82,32 @@ var ErrServerExited = errors.New("server process exited")
 // its message: the stdio, in-process and WebSocket connections say so of
 // every failed write.
 var ErrNotSent = errors.New("message not sent")
+
+// Delivery records whether a request was written whole to the server, so
+// that a caller whose request failed can tell one that never left (safe to
+// send again) from one that may have run. A connection can fail a request
+// with its read error before or after writing it; only the writer knows.
+// The stdio, in-process and WebSocket transports record it (TracksDelivery).
+type Delivery struct{ sent atomic.Bool }
+
+type deliveryKey struct{}
+
+// WithDelivery returns ctx that makes a request sent with it record into d.
+func WithDelivery(ctx context.Context, d *Delivery) context.Context {
+	return context.WithValue(ctx, deliveryKey{}, d)
+}
+
+// Sent reports whether the request was written whole.
+func (d *Delivery) Sent() bool { return d.sent.Load() }
+
+// TracksDelivery reports whether t's connections record Delivery.
+func TracksDelivery(t mcp.Transport) bool {
+	switch t.(type) {
+	case *StdioTransport, *InProcessTransport, *WebSocketTransport:
+		return true
+	}
+	return false
+}
 
 // notSent marks err as ErrNotSent without changing its text.
 type notSent struct{ error }
