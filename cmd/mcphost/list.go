@@ -33,7 +33,7 @@ func oneLine(s string, n int) string {
 }
 
 func (a *app) serversCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, watch bool
 	cmd := &cobra.Command{
 		Use:   "servers",
 		Short: "Connect to every configured server and show its status",
@@ -41,9 +41,37 @@ func (a *app) serversCommand() *cobra.Command {
 needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
 or disabled. A server that fails shows its error and the last lines it wrote
 to stderr; it never stops the others. Use "mcphost mcp list" to see the
-configuration without connecting.`,
+configuration without connecting.
+
+With --watch the command keeps running until Ctrl-C (or SIGTERM) and shows
+what happens: servers that lose their connection (reconnecting, with the
+attempt number and the time of the next retry), their last errors, and
+servers that come back. On a terminal it redraws a table every second and
+on every change; otherwise it prints the table once, then one line per
+change:
+
+  2025-01-02T15:04:05+01:00 github reconnecting attempt 3: server "github": connect: ...
+  2025-01-02T15:04:07+01:00 github ready
+  2025-01-02T15:04:09+01:00 github tools updated
+
+With --watch --json it prints one JSON object per line instead: first
+{"time", "servers": [...]} (the objects of "servers --json"), then
+{"time", "server", "kind", "state", "attempt", "error"} per change, kind
+being state, tools, resources or prompts. The attempt is the number of the
+connect attempt under way or next, as in "servers --json".
+
+While it runs, edits of the configuration files are applied (they are
+looked at every second): added servers connect, removed ones disconnect,
+changed ones reconnect, the others are left alone. Each reload prints
+"config: added a; removed b; changed c" (in JSON {"time", "config":
+{"added", "removed", "changed", "errors", ...}}); a file that does not load
+is reported and changes nothing. Changes to plugins, policy, results and
+names apply at the next start.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if watch {
+				return a.watchServers(cmd.Context(), asJSON)
+			}
 			h, err := a.startHost(cmd.Context(), "")
 			if err != nil {
 				return err
@@ -53,32 +81,49 @@ configuration without connecting.`,
 			if asJSON {
 				return printJSON(a.stdout, st)
 			}
-			tw := table(a.stdout)
-			fmt.Fprintln(tw, "ID\tTRANSPORT\tSTATE\tTOOLS\tSERVER\tPROTOCOL\tCONNECT\tSOURCE")
-			for _, s := range st {
-				server := strings.TrimSpace(s.ServerName + " " + s.ServerVersion)
-				connect := ""
-				if s.ConnectDuration > 0 {
-					connect = s.ConnectDuration.Round(time.Millisecond).String()
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Transport, s.State, s.Tools, server, s.ProtocolVersion, connect, s.Source)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for _, s := range st {
-				if s.Error != "" {
-					fmt.Fprintf(a.stdout, "\n%s: %s\n", s.ID, s.Error)
-					for _, line := range s.Stderr {
-						fmt.Fprintf(a.stdout, "  stderr| %s\n", line)
-					}
-				}
-			}
-			return nil
+			return printServers(a.stdout, st)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (with --watch: one JSON object per line)")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep running: show state changes, reconnects and errors live, and apply config file edits")
 	return cmd
+}
+
+// printServers prints the table of "mcphost servers", then the errors.
+func printServers(w io.Writer, st []host.ServerStatus) error {
+	tw := table(w)
+	fmt.Fprintln(tw, "ID\tTRANSPORT\tSTATE\tTOOLS\tSERVER\tPROTOCOL\tCONNECT\tSOURCE")
+	for _, s := range st {
+		server := strings.TrimSpace(s.ServerName + " " + s.ServerVersion)
+		connect := ""
+		if s.ConnectDuration > 0 {
+			connect = s.ConnectDuration.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Transport, s.State, s.Tools, server, s.ProtocolVersion, connect, s.Source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printServerErrors(w, st, 0)
+	return nil
+}
+
+// printServerErrors prints each server's error and the last stderr lines
+// it wrote (at most maxStderr of them; 0: all).
+func printServerErrors(w io.Writer, st []host.ServerStatus, maxStderr int) {
+	for _, s := range st {
+		if s.Error == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %s\n", s.ID, s.Error)
+		lines := s.Stderr
+		if maxStderr > 0 && len(lines) > maxStderr {
+			lines = lines[len(lines)-maxStderr:]
+		}
+		for _, line := range lines {
+			fmt.Fprintf(w, "  stderr| %s\n", line)
+		}
+	}
 }
 
 func (a *app) toolsCommand() *cobra.Command {

@@ -76,6 +76,9 @@ type app struct {
 	hostOptions []host.Option // added to every host the command starts
 	// isTerminal reports whether a stream is an interactive terminal.
 	isTerminal func(any) bool
+	// watchInterval is how often "servers --watch" looks at the config
+	// files (0: config.DefaultWatchInterval).
+	watchInterval time.Duration
 }
 
 func main() {
