@@ -2,10 +2,12 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,6 +64,8 @@ type server struct {
 	closed        bool
 	// enabled starts as the configuration says; SetEnabled changes it.
 	enabled bool
+	// warnings are problems with the last lists (tools left out).
+	warnings []string
 	// everReady: the server was ready once; its tools stay listed while it
 	// reconnects, so that calls can wait for it.
 	everReady bool
@@ -280,7 +284,10 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		s.mu.Unlock()
 		return nil
 	}
-	var tools []*mcp.Tool
+	var (
+		tools    []*mcp.Tool
+		warnings []string
+	)
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("tools/list: %w", err)
@@ -288,11 +295,17 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		if t == nil || !s.toolAllowed(t.Name) {
 			continue
 		}
+		if problem := schemaProblem(t); problem != "" {
+			w := fmt.Sprintf("tool %q left out: %s", t.Name, problem)
+			s.log.Warn(w)
+			warnings = append(warnings, w)
+			continue
+		}
 		tools = append(tools, t)
 	}
 	tools = s.h.filterTools(s.cfg.ID, tools)
 	s.mu.Lock()
-	s.tools = tools
+	s.tools, s.warnings = tools, warnings
 	s.mu.Unlock()
 	return nil
 }
@@ -531,6 +544,7 @@ func (s *server) status() ServerStatus {
 	if s.err != nil {
 		st.Error = s.err.Error()
 	}
+	st.Warnings = slices.Clone(s.warnings)
 	if ir := s.initResult; ir != nil {
 		st.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {
@@ -564,4 +578,64 @@ func dirOf(source string) string {
 		return "."
 	}
 	return filepath.Dir(source)
+}
+
+// Limits on one tool's schemas. A model provider would refuse such a tool,
+// and holding it costs every listing: it is left out, the server's other
+// tools are kept.
+const (
+	maxSchemaBytes = 1 << 20
+	// maxSchemaDepth is JSON nesting (each level of a JSON Schema's
+	// "properties" is two).
+	maxSchemaDepth = 100
+)
+
+// schemaProblem says why a tool's input or output schema is refused, or "".
+func schemaProblem(t *mcp.Tool) string {
+	for _, sc := range []struct {
+		name   string
+		schema any
+	}{{"input schema", t.InputSchema}, {"output schema", t.OutputSchema}} {
+		if sc.schema == nil {
+			continue
+		}
+		data, err := json.Marshal(sc.schema)
+		if err != nil {
+			return fmt.Sprintf("its %s cannot be encoded: %v", sc.name, err)
+		}
+		if len(data) > maxSchemaBytes {
+			return fmt.Sprintf("its %s is %.1f MiB, over the limit of %d MiB", sc.name, float64(len(data))/(1<<20), maxSchemaBytes>>20)
+		}
+		if d := jsonDepth(data); d > maxSchemaDepth {
+			return fmt.Sprintf("its %s nests %d levels deep, over the limit of %d", sc.name, d, maxSchemaDepth)
+		}
+	}
+	return ""
+}
+
+// jsonDepth is the deepest nesting of objects and arrays in valid JSON.
+func jsonDepth(data []byte) int {
+	depth, deepest := 0, 0
+	inStr, esc := false, false
+	for _, b := range data {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case b == '\\':
+				esc = true
+			case b == '"':
+				inStr = false
+			}
+		case b == '"':
+			inStr = true
+		case b == '{' || b == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -73,6 +73,9 @@ type ServerStatus struct {
 	// ConnectDuration is how long the last successful connect took. In JSON
 	// it is "connect_ms", in milliseconds.
 	ConnectDuration time.Duration `json:"-"`
+	// Warnings are problems with the server's lists that cost it something
+	// but not its connection, such as a tool left out for its schema.
+	Warnings []string `json:"warnings,omitempty"`
 	// Stderr holds the last lines a stdio server wrote to stderr.
 	Stderr []string `json:"stderr,omitempty"`
 }

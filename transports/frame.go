@@ -122,6 +122,14 @@ func decodeFrame(data []byte) ([]jsonrpc.Message, error) {
 	return []jsonrpc.Message{msg}, nil
 }
 
+// undecodableResponse reports the id of data if it is one complete JSON-RPC
+// response, read at its top level only.
+func undecodableResponse(data []byte) (jsonrpc.ID, bool) {
+	var env envelopeScanner
+	env.feed(bytes.TrimSpace(data))
+	return env.responseID()
+}
+
 // msgConn is the mcp.Connection shared by stdio, websocket (both sides) and
 // in-process: a goroutine pulls frames from a frameSource, decodes them and
 // hands them to Read; Write encodes and calls writeFrame.
@@ -192,8 +200,16 @@ func (c *msgConn) readLoop() {
 		} else {
 			msgs, err = decodeFrame(data)
 			if err != nil {
-				err = c.b.errorf("invalid JSON-RPC message from %s: %v (message starts with %q)", c.b.peer, err, prefix(data, 80))
-				return
+				id, ok := undecodableResponse(data)
+				if !ok {
+					err = c.b.errorf("invalid JSON-RPC message from %s: %v (message starts with %q)", c.b.peer, err, prefix(data, 80))
+					return
+				}
+				// A well-formed response the SDK cannot take (nested
+				// deeper than it accepts, say) fails only its call.
+				c.b.logger.Warn("response could not be decoded: failing its call", "error", err)
+				msgs = []jsonrpc.Message{&jsonrpc.Response{ID: id, Error: c.b.errorf("the %s's answer could not be decoded: %v", c.b.peer, err)}}
+				err = nil
 			}
 		}
 		for _, msg := range msgs {
