@@ -372,6 +372,7 @@ func TestProcessDiscoverProbe(t *testing.T) {
 // TestProcessCloseLeavesNoProcess: Close stops a server that ignores stdin
 // EOF (and SIGTERM) together with the grandchild it spawned.
 func TestProcessCloseLeavesNoProcess(t *testing.T) {
+	testenv.CheckGoroutines(t) // after both subtests
 	for _, tc := range []struct {
 		name  string
 		flags []string

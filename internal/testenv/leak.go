@@ -10,8 +10,9 @@ import (
 )
 
 // leakWait bounds how long CheckGoroutines waits for goroutines to end: a
-// closed connection's reader, say, needs a moment to notice.
-const leakWait = 10 * time.Second
+// closed connection's reader, say, needs a moment to notice. A variable for
+// its own test.
+var leakWait = 10 * time.Second
 
 // CheckGoroutines fails t if goroutines that started after this call are
 // still running when the test's cleanups have run (it registers itself as
