@@ -13,7 +13,6 @@ package pdk_test
 // Otherwise a failing build is a test failure.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -33,6 +32,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -122,36 +122,18 @@ func (e *buildError) Error() string {
 	return "building " + e.name + ": " + e.err.Error() + "\n" + e.out
 }
 
-// logBuffer is an hclog sink the tests can read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // load opens module name with the runtime as mcphost would (WASI, limits,
 // host functions), its log captured; edit adjusts the entry first. The
 // limits are generous unless edit says otherwise: a slow machine (or the
 // race detector) must not hit them, they are not what is tested here.
-func load(t testing.TB, name string, edit func(*config.Plugin)) (*plugins.Plugin, *logBuffer) {
+func load(t testing.TB, name string, edit func(*config.Plugin)) (*plugins.Plugin, *testenv.Buffer) {
 	t.Helper()
 	spec := plugins.SpecForFile(wasm(t, name))
 	spec.Limits.Timeout = 10 * time.Second
 	if edit != nil {
 		edit(spec)
 	}
-	lb := &logBuffer{}
+	lb := &testenv.Buffer{}
 	p, err := plugins.Open(context.Background(), spec, plugins.Options{
 		Cache:  wasmCache,
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "mcphost", Level: hclog.Trace, Output: lb}),

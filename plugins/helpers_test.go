@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -43,26 +43,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// logBuffer is an hclog sink that tests can read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func testOptions(t testing.TB) (Options, *logBuffer) {
-	lb := &logBuffer{}
+func testOptions(t testing.TB) (Options, *testenv.Buffer) {
+	lb := &testenv.Buffer{}
 	return Options{
 		Cache:  testCache,
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "mcphost", Level: hclog.Trace, Output: lb}),
@@ -167,6 +149,6 @@ func TestFixturesMatchWAT(t *testing.T) {
 	}
 }
 
-func newLogger(w *logBuffer) hclog.Logger {
+func newLogger(w *testenv.Buffer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "mcphost", Level: hclog.Trace, Output: w})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -20,7 +21,7 @@ const testSecret = "s3cr3t-value-that-must-not-leak"
 
 // openProbe loads the probe fixture (policy = mcphost_secret, filter_tools
 // = mcphost_log, auth = mcphost_http) with its log captured.
-func openProbe(t *testing.T, edit func(*config.Plugin)) (*Plugin, *logBuffer) {
+func openProbe(t *testing.T, edit func(*config.Plugin)) (*Plugin, *testenv.Buffer) {
 	t.Helper()
 	s := spec("probe", "probe")
 	s.Secrets = config.Secrets{"token": testSecret}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -483,7 +484,7 @@ func TestCacheDirIsUsed(t *testing.T) {
 	// An unusable directory falls back to memory, with a warning.
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o600)
-	lb := &logBuffer{}
+	lb := &testenv.Buffer{}
 	opts, _ := testOptions(t)
 	opts.Cache, opts.CacheDir = nil, filepath.Join(blocker, "sub")
 	opts.Logger = newLogger(lb)

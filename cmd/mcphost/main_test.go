@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // failAfter bounds every command a test runs. It only turns a hang into a
@@ -55,25 +54,6 @@ func (r result) String() string {
 	return "mcphost " + strings.Join(r.args, " ") + "\nexit " + strconv.Itoa(r.code) + "\n--- stdout:\n" + r.stdout + "\n--- stderr:\n" + r.stderr
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writers a command
-// has (progress callbacks, the logger, the command itself).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // run runs one command line in-process, through the same code path as main.
 func (e *testEnv) run(args ...string) result {
 	e.t.Helper()
@@ -84,7 +64,7 @@ func (e *testEnv) runStdin(stdin string, args ...string) result {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	a := newApp(strings.NewReader(stdin), &stdout, &stderr)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
 	a.hostOptions = e.hostOpts

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // buildMCPHost builds the mcphost binary into a temporary directory.
@@ -84,7 +85,7 @@ func TestSIGTERMLeavesNoServerBehind(t *testing.T) {
 	cmd := exec.Command(bin, "--config", cfg, "--log-level", "info", "call", "ts:slow", "--args", `{"ms":600000}`)
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

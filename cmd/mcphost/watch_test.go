@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // watchRun is a "mcphost servers --watch" command running in the
@@ -14,7 +16,7 @@ import (
 type watchRun struct {
 	t              *testing.T
 	args           []string
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.Buffer
 	cancel         context.CancelFunc
 	done           chan struct{}
 	code           int

@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/transports"
 )
 
@@ -150,36 +151,17 @@ func mustEcho(t *testing.T, cs *mcp.ClientSession, tool string) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's stderr copier and the
-// test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // command returns the test server command with flags, its stderr captured.
-func command(t *testing.T, flags ...string) (*exec.Cmd, *syncBuffer) {
+func command(t *testing.T, flags ...string) (*exec.Cmd, *testenv.Buffer) {
 	cmd := exec.Command(hosttest.BuildTestServer(t), flags...)
-	stderr := new(syncBuffer)
+	stderr := new(testenv.Buffer)
 	cmd.Stderr = stderr
 	return cmd, stderr
 }
 
 // exitedByItself reports whether the process of cmd, waited for, exited 0
 // rather than being signalled.
-func exitedByItself(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
+func exitedByItself(t *testing.T, cmd *exec.Cmd, stderr *testenv.Buffer) {
 	t.Helper()
 	if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
 		t.Errorf("server did not exit by itself with status 0: %v\nstderr:\n%s", cmd.ProcessState, stderr)
@@ -228,7 +210,7 @@ func blockedConnect(t *testing.T, opts *mcp.ClientSessionOptions, holding string
 type rawServer struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 	stdin  io.WriteCloser
 	lines  chan []byte // stdout, a line at a time; closed at EOF
 	wait   func() error
