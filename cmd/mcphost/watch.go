@@ -99,14 +99,17 @@ type serversWatch struct {
 
 // watchServers runs until ctx ends, then closes the host and returns nil.
 func (a *app) watchServers(ctx context.Context, asJSON bool) error {
-	opts := a.loadOptions()
-	// Watch before loading: a file edited while the host starts is then
-	// seen as a change rather than missed.
+	// The watcher's snapshot is taken before loading: a file edited while
+	// the host starts is then seen as a change rather than missed.
+	watcher, err := config.NewWatcher(a.loadOptions())
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	reloads := make(chan reload)
 	watchDone := make(chan error, 1)
 	go func() {
-		watchDone <- config.Watch(wctx, opts, a.watchInterval, func(cfg *config.Config, err error) {
+		watchDone <- watcher.Run(wctx, a.watchInterval, func(cfg *config.Config, err error) {
 			select {
 			case reloads <- reload{time.Now(), cfg, err}:
 			case <-wctx.Done():
@@ -138,14 +141,6 @@ func (a *app) watchServers(ctx context.Context, asJSON bool) error {
 	s := &serversWatch{h: h, w: a.stdout, asJSON: asJSON, base: cfg}
 	// --json asks for lines to read, on a terminal too.
 	s.term = !asJSON && a.isTerminal(a.stdout)
-	// config.Watch takes its first look at the files in its goroutine, at
-	// a moment nobody can tell: an edit made between the load above and
-	// that look would be missed. Loading once more now that the host has
-	// started closes that window in practice; with the files as they were
-	// loaded, it changes nothing. Its result shows in the first view.
-	if cfg2, err := config.Load(opts); err == nil {
-		_ = s.apply(ctx, reload{at: time.Now(), cfg: cfg2}, true)
-	}
 	// What happened so far is in the status printed now.
 	q.take()
 	if err := s.start(); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -106,6 +107,17 @@ func watchServers(t *testing.T) map[string]any {
 	return map[string]any{"ts": ts, "bad": bad, "remote": remote}
 }
 
+// saveFile replaces the file at path as most editors save: a new file
+// renamed over the old one. (A file written in place can be seen half
+// written, and an empty configuration file is a valid, empty one.)
+func saveFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := writeFile(t, path+".tmp", content)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeConfig replaces the config file at path with the given sections.
 func writeConfig(t *testing.T, path string, sections map[string]any) {
 	t.Helper()
@@ -113,7 +125,7 @@ func writeConfig(t *testing.T, path string, sections map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, string(b)+"\n")
+	saveFile(t, path, string(b)+"\n")
 }
 
 func withServer(servers map[string]any, id string, entry any) map[string]any {
@@ -161,7 +173,7 @@ func TestServersWatch(t *testing.T) {
 	w.waitFor(`(?m)^\S+ config: removed ts2$`)
 
 	// A file that does not load changes nothing.
-	writeFile(t, cfg, `{"servers": {"ts": `)
+	saveFile(t, cfg, `{"servers": {"ts": `)
 	w.waitFor(`(?m)^\S+ config: .*mcphost\.json.*$`)
 
 	r := w.stop()
@@ -190,7 +202,7 @@ func TestServersWatchJSON(t *testing.T) {
 	w.waitFor(`"server":"ts2","kind":"state","state":"ready"`)
 	writeConfig(t, cfg, map[string]any{"servers": servers})
 	w.waitFor(`"removed":\["ts2"\]`)
-	writeFile(t, cfg, "{")
+	saveFile(t, cfg, "{")
 	w.waitFor(`"config":\{[^\n]*"error":"[^"]+`)
 
 	r := w.stop()

@@ -35,23 +35,39 @@ func WatchedFiles(opts LoadOptions) ([]string, error) {
 // DefaultWatchInterval is how often Watch looks at the files.
 const DefaultWatchInterval = time.Second
 
-// Watch calls onChange with a freshly loaded configuration (or the error of
-// loading it) each time the content of one of WatchedFiles(opts) changes,
-// looking every interval (DefaultWatchInterval if 0), until ctx ends. A
-// change is loaded once the files have stayed the same for an interval.
-// Editors that save by renaming a new file over the old one are seen too:
-// files are compared by content, not by handle. A file that cannot be read
-// counts as absent.
-func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChange func(*Config, error)) error {
+// Watcher notices changes to the configuration files. It compares them
+// with how they were when it was made: make it before loading the
+// configuration it is to watch, and an edit made in between is seen as a
+// change, never missed.
+type Watcher struct {
+	opts   LoadOptions
+	files  []string
+	loaded [sha256.Size]byte
+}
+
+// NewWatcher takes a snapshot of WatchedFiles(opts).
+func NewWatcher(opts LoadOptions) (*Watcher, error) {
 	files, err := WatchedFiles(opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return &Watcher{opts: opts, files: files, loaded: fingerprint(files)}, nil
+}
+
+// Run calls onChange with a freshly loaded configuration (or the error of
+// loading it) each time the content of the watched files differs from the
+// last one loaded (at first, the snapshot), looking every interval
+// (DefaultWatchInterval if 0), until ctx ends. A change is loaded once the
+// files have stayed the same for an interval, so that an editor (or a
+// program) writing a file in several steps is not caught half-way. Editors
+// that save by renaming a new file over the old one are seen too: files
+// are compared by content. A file that cannot be read counts as absent.
+// Run is not for concurrent use.
+func (w *Watcher) Run(ctx context.Context, interval time.Duration, onChange func(*Config, error)) error {
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
-	loaded := fingerprint(files)
-	seen, seenAt := loaded, time.Now()
+	seen, seenAt := w.loaded, time.Now()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -60,20 +76,26 @@ func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChan
 			return nil
 		case <-t.C:
 		}
-		// A change is loaded once it has held for a whole interval: an
-		// editor (or a program) writing a file in several steps must not
-		// be caught half-way.
-		now := fingerprint(files)
+		now := fingerprint(w.files)
 		if now != seen {
 			seen, seenAt = now, time.Now()
 			continue
 		}
-		if now == loaded || time.Since(seenAt) < interval {
+		if now == w.loaded || time.Since(seenAt) < interval {
 			continue
 		}
-		loaded = now
-		onChange(Load(opts))
+		w.loaded = now
+		onChange(Load(w.opts))
 	}
+}
+
+// Watch is NewWatcher and Run: it watches from the moment it is called.
+func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChange func(*Config, error)) error {
+	w, err := NewWatcher(opts)
+	if err != nil {
+		return err
+	}
+	return w.Run(ctx, interval, onChange)
 }
 
 // fingerprint hashes the names and contents of the files that exist.
