@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/transports"
 )
 
 // A CallOption adjusts one CallTool call.
@@ -123,7 +124,7 @@ func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientS
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
 	}
-	if !serverAnswered(err) && sess != nil {
+	if !serverAnswered(err) && !errors.Is(err, transports.ErrResponseRefused) && sess != nil {
 		// Not the server's answer: the connection failed under the call.
 		return fmt.Errorf("server %q: %s: connection lost during the call: %w", s.cfg.ID, what, sessionEnd(sess, err))
 	}

@@ -266,10 +266,9 @@ func TestProcessHungServerDoesNotDelayOthers(t *testing.T) {
 	echoWorks(t, h, "good")
 }
 
-// discoverMiddleware makes a Streamable HTTP server misbehave on
-// server/discover: "drop" never answers the POST, "close" closes the TCP
-// connection without an answer. Other requests pass.
-func discoverMiddleware(mode string) hosttest.Middleware {
+// onMethod makes a Streamable HTTP server hand the POSTs of JSON-RPC
+// method names to do instead of serving them. Other requests pass.
+func onMethod(match func(method string) bool, do func(w http.ResponseWriter, r *http.Request)) hosttest.Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodPost {
@@ -285,21 +284,30 @@ func discoverMiddleware(mode string) hosttest.Middleware {
 			var msg struct {
 				Method string `json:"method"`
 			}
-			if json.Unmarshal(body, &msg) != nil || msg.Method != "server/discover" {
+			if json.Unmarshal(body, &msg) != nil || !match(msg.Method) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			switch mode {
-			case "drop":
-				<-r.Context().Done()
-			case "close":
-				conn, _, err := http.NewResponseController(w).Hijack()
-				if err == nil {
-					conn.Close()
-				}
-			}
+			do(w, r)
 		})
 	}
+}
+
+// discoverMiddleware makes a Streamable HTTP server misbehave on
+// server/discover: "drop" never answers the POST, "close" closes the TCP
+// connection without an answer.
+func discoverMiddleware(mode string) hosttest.Middleware {
+	return onMethod(func(m string) bool { return m == "server/discover" }, func(w http.ResponseWriter, r *http.Request) {
+		switch mode {
+		case "drop":
+			<-r.Context().Done()
+		case "close":
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}
+	})
 }
 
 // TestProcessDiscoverProbe: servers that ignore the 2026-07-28

@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/jsonscan"
+	"github.com/mcphost/mcphost/transports"
 )
 
 // fallbackProtocolVersion is used with initialize when a server could not
@@ -204,13 +206,13 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.transport = t
 	s.mu.Unlock()
 	sess, err := s.connectBounded(ctx, t, version)
-	if err == nil || version != "" || ctx.Err() != nil {
+	// A server that crashed (rather than closed the connection on the
+	// probe) gets no second process in this attempt: the supervisor
+	// reports the crash and retries with backoff.
+	if err == nil || version != "" || ctx.Err() != nil || crashed(t, err) {
 		return sess, err
 	}
 	s.log.Debug("connect with server/discover probe failed; retrying with initialize", "error", err)
-	s.mu.Lock()
-	s.pinnedVersion = fallbackProtocolVersion
-	s.mu.Unlock()
 	t, terr := s.newTransport()
 	if terr != nil {
 		return nil, terr
@@ -220,8 +222,14 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.mu.Unlock()
 	sess, err2 := s.connectBounded(ctx, t, fallbackProtocolVersion)
 	if err2 != nil {
-		return nil, err2
+		// Both failed: nothing says the probe was the problem.
+		return nil, err
 	}
+	// Only a server that took initialize after refusing the probe is
+	// spoken to with initialize from now on.
+	s.mu.Lock()
+	s.pinnedVersion = fallbackProtocolVersion
+	s.mu.Unlock()
 	return sess, nil
 }
 
@@ -606,36 +614,20 @@ func schemaProblem(t *mcp.Tool) string {
 		if len(data) > maxSchemaBytes {
 			return fmt.Sprintf("its %s is %.1f MiB, over the limit of %d MiB", sc.name, float64(len(data))/(1<<20), maxSchemaBytes>>20)
 		}
-		if d := jsonDepth(data); d > maxSchemaDepth {
+		if d := jsonscan.Depth(data); d > maxSchemaDepth {
 			return fmt.Sprintf("its %s nests %d levels deep, over the limit of %d", sc.name, d, maxSchemaDepth)
 		}
 	}
 	return ""
 }
 
-// jsonDepth is the deepest nesting of objects and arrays in valid JSON.
-func jsonDepth(data []byte) int {
-	depth, deepest := 0, 0
-	inStr, esc := false, false
-	for _, b := range data {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case b == '\\':
-				esc = true
-			case b == '"':
-				inStr = false
-			}
-		case b == '"':
-			inStr = true
-		case b == '{' || b == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case b == '}' || b == ']':
-			depth--
-		}
+// crashed reports whether a failed connect is a server process that
+// crashed (go-sdk's connect errors do not keep the transport's error chain,
+// so the transport is asked too).
+func crashed(t mcp.Transport, err error) bool {
+	if errors.Is(err, transports.ErrServerFailed) {
+		return true
 	}
-	return deepest
+	c, ok := t.(interface{ Crashed() bool })
+	return ok && c.Crashed()
 }

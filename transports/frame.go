@@ -208,7 +208,7 @@ func (c *msgConn) readLoop() {
 				// A well-formed response the SDK cannot take (nested
 				// deeper than it accepts, say) fails only its call.
 				c.b.logger.Warn("response could not be decoded: failing its call", "error", err)
-				msgs = []jsonrpc.Message{&jsonrpc.Response{ID: id, Error: c.b.errorf("the %s's answer could not be decoded: %v", c.b.peer, err)}}
+				msgs = []jsonrpc.Message{&jsonrpc.Response{ID: id, Error: c.b.errorf("the %s's answer could not be decoded (%w): %v", c.b.peer, ErrResponseRefused, err)}}
 				err = nil
 			}
 		}

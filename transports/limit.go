@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcphost/mcphost/internal/jsonscan"
 )
 
 // eventSlack is what an SSE event may carry beyond its message: field names,
@@ -56,6 +58,58 @@ func (b *base) tooLargeResponse(id jsonrpc.ID) []byte {
 	return data
 }
 
+// sdkMaxDepth is the deepest nesting of objects and arrays go-sdk's decoder
+// accepts; a deeper message breaks its HTTP connection.
+const sdkMaxDepth = 1000
+
+// decodable returns msg, or, if msg is a response go-sdk could not decode
+// (nested too deep), an error response for the same id, so that only that
+// call fails.
+func (b *base) decodable(msg []byte) []byte {
+	if jsonscan.Depth(msg) <= sdkMaxDepth {
+		return msg
+	}
+	id, ok := undecodableResponse(msg)
+	if !ok {
+		return msg // not ours to mend: go-sdk reports it
+	}
+	b.logger.Warn("response nested deeper than can be decoded: failing its call", "limit", sdkMaxDepth)
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: b.errorf("the %s's answer nests deeper than %d levels and cannot be decoded", b.peer, sdkMaxDepth).Error(),
+	}})
+	if err != nil {
+		return msg
+	}
+	return data
+}
+
+// decodableEvent applies decodable to the data of a whole SSE event.
+func (b *base) decodableEvent(ev []byte) []byte {
+	var data [][]byte
+	for _, line := range bytes.SplitAfter(ev, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(bytes.TrimRight(v, "\r\n"), []byte(" ")))
+		}
+	}
+	if len(data) == 0 {
+		return ev
+	}
+	msg := bytes.Join(data, []byte("\n"))
+	fixed := b.decodable(msg)
+	if bytes.Equal(fixed, msg) {
+		return ev
+	}
+	var out []byte
+	for _, line := range bytes.SplitAfter(ev, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("data:")) && len(bytes.TrimRight(line, "\r\n")) > 0 {
+			out = append(out, line...)
+		}
+	}
+	out = append(append(append(out, "data: "...), fixed...), '\n')
+	return append(out, '\n')
+}
+
 // scanWriter feeds everything written to it to an envelopeScanner.
 type scanWriter struct{ env *envelopeScanner }
 
@@ -89,7 +143,7 @@ func (j *jsonLimitBody) load() {
 		return
 	}
 	if int64(len(buf)) <= j.b.limit {
-		j.r = bytes.NewReader(buf)
+		j.r = bytes.NewReader(j.b.decodable(buf))
 		return
 	}
 	env := new(envelopeScanner)
@@ -178,7 +232,7 @@ func (e *eventLimitBody) nextEvent() ([]byte, error) {
 			return ev, err
 		}
 		if len(bytes.TrimRight(ev[lineStart:], "\r\n")) == 0 {
-			return ev, nil
+			return e.b.decodableEvent(ev), nil
 		}
 		lineStart = len(ev)
 	}

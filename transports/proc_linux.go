@@ -41,7 +41,7 @@ func waitExitNoReap(pid int) (string, bool) {
 	status := *(*int32)(unsafe.Pointer(&info[off+8]))
 	switch code {
 	case 1: // CLD_EXITED
-		return fmt.Sprintf("with status %d", status), true
+		return describeExitCode(int(status)), true
 	case 2, 3: // CLD_KILLED, CLD_DUMPED
 		return fmt.Sprintf("killed by signal %d (%s)", status, syscall.Signal(status)), true
 	}

@@ -35,6 +35,7 @@ type StdioTransport struct {
 	mu   sync.Mutex
 	ring *stderrRing // of the most recently started process
 	pid  int
+	proc *process
 }
 
 // Stderr capture limits.
@@ -89,6 +90,23 @@ func (t *StdioTransport) StderrTail() []string {
 		return nil
 	}
 	return ring.tail()
+}
+
+// Crashed reports whether the most recently started process has exited
+// with a status other than 0 or by a signal.
+func (t *StdioTransport) Crashed() bool {
+	t.mu.Lock()
+	p := t.proc
+	t.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return p.failed
+	default:
+		return false
+	}
 }
 
 // PID returns the process id of the most recently started process, or 0.
@@ -175,7 +193,7 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		stderrDone: make(chan struct{}),
 	}
 	t.mu.Lock()
-	t.ring, t.pid = p.ring, p.pid
+	t.ring, t.pid, t.proc = p.ring, p.pid, p
 	t.mu.Unlock()
 	t.logger.Debug("started server process", "command", t.command, "pid", p.pid)
 
@@ -251,6 +269,7 @@ type process struct {
 
 	exited     chan struct{} // closed when the leader exited; status is set
 	status     string        // "with status 3", "killed by signal 9 (killed)"
+	failed     bool          // it did not exit with status 0
 	done       chan struct{} // closed when the leader is reaped and its group is empty or killed
 	stderrDone chan struct{} // closed when stderr reached EOF
 
@@ -264,6 +283,7 @@ func (p *process) reap() {
 	if status, ok := waitExitNoReap(p.pid); ok && canWaitNoReap {
 		// The leader is a zombie: its pid, our group id, stays reserved
 		// while we clean up the group.
+		p.failed = status != describeExitCode(0)
 		p.exit(status)
 		p.cleanupGroup()
 		p.mu.Lock()
@@ -276,6 +296,7 @@ func (p *process) reap() {
 	p.mu.Lock()
 	p.reaped = true
 	p.mu.Unlock()
+	p.failed = p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success()
 	p.exit(describeExit(p.cmd.ProcessState, err))
 	p.cleanupGroup()
 }
@@ -291,6 +312,8 @@ func (p *process) exit(status string) {
 	p.b.logger.Debug("server process exited", "pid", p.pid, "status", status)
 }
 
+func describeExitCode(code int) string { return fmt.Sprintf("with status %d", code) }
+
 func describeExit(ps *os.ProcessState, err error) string {
 	switch {
 	case ps == nil && err != nil:
@@ -298,7 +321,7 @@ func describeExit(ps *os.ProcessState, err error) string {
 	case ps == nil:
 		return "(status unknown)"
 	case ps.ExitCode() >= 0:
-		return fmt.Sprintf("with status %d", ps.ExitCode())
+		return describeExitCode(ps.ExitCode())
 	}
 	return fmt.Sprintf("(%s)", ps.String())
 }
@@ -376,10 +399,16 @@ func (p *process) endErr(err error) error {
 	// Normally immediate: stderr ends with the process, or straggleWait
 	// after it if a grandchild kept it open.
 	waitFor(p.stderrDone, killWait)
+	var e error
 	if last := p.ring.last(); last != "" {
-		return p.b.errorf("%w %s; last stderr line: %q", ErrServerExited, p.status, last)
+		e = p.b.errorf("%w %s; last stderr line: %q", ErrServerExited, p.status, last)
+	} else {
+		e = p.b.errorf("%w %s", ErrServerExited, p.status)
 	}
-	return p.b.errorf("%w %s", ErrServerExited, p.status)
+	if p.failed {
+		return serverFailed{e}
+	}
+	return e
 }
 
 func waitFor(ch <-chan struct{}, d time.Duration) bool {

@@ -78,6 +78,21 @@ var ErrMessageTooLarge = errors.New("message larger than max_message_bytes")
 // server process exited without being asked to (crash, exit at start...).
 var ErrServerExited = errors.New("server process exited")
 
+// ErrResponseRefused matches the error of a call whose answer the
+// connection refused (over max_message_bytes, or not decodable) while the
+// connection itself goes on: only that call failed.
+var ErrResponseRefused = errors.New("response refused")
+
+// ErrServerFailed matches, besides ErrServerExited, the error of a stdio
+// server that exited with a status other than 0 or was killed: it crashed,
+// rather than ended the session.
+var ErrServerFailed = errors.New("server process failed")
+
+// serverFailed marks err as ErrServerFailed without changing its text.
+type serverFailed struct{ error }
+
+func (e serverFailed) Unwrap() []error { return []error{e.error, ErrServerFailed} }
+
 // ErrNotSent matches (errors.Is) the error of a write that did not deliver
 // its message: the stdio, in-process and WebSocket connections say so of
 // every failed write.
@@ -199,4 +214,6 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("server %q: message larger than max_message_bytes (%d bytes); raise max_message_bytes for this server", e.id, e.limit)
 }
 
-func (e *tooLargeError) Unwrap() error { return ErrMessageTooLarge }
+func (e *tooLargeError) Unwrap() []error {
+	return []error{ErrMessageTooLarge, ErrResponseRefused}
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/jsonscan"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -524,30 +525,6 @@ func TestHugeSchema(t *testing.T) {
 	}
 }
 
-// nesting returns the deepest nesting of objects and arrays in JSON data.
-func nesting(data []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range data {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
-}
-
 func TestDeepSchema(t *testing.T) {
 	t.Run("go-sdk client", func(t *testing.T) {
 		const depth = 20
@@ -579,7 +556,7 @@ func TestDeepSchema(t *testing.T) {
 			t.Fatal("tools/list answer is not valid JSON")
 		}
 		// message, result, tools, tool, then the schema.
-		if got, want := nesting(m.line), 4+2*depth+1; got != want {
+		if got, want := jsonscan.Depth(m.line), 4+2*depth+1; got != want {
 			t.Errorf("nesting %d, want %d", got, want)
 		}
 	})
