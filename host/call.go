@@ -137,10 +137,16 @@ func (h *Host) unknownToolError(name string) error {
 	var down []string
 	for _, s := range h.list() {
 		s.mu.Lock()
-		st := s.state
+		st, serr := s.state, s.err
 		s.mu.Unlock()
 		if st == StateError || st == StateConnecting || st == StateReconnecting || st == StateNeedsAuth {
-			down = append(down, fmt.Sprintf("%s (%s)", s.cfg.ID, st))
+			// The server's own error says why its tools are missing; a
+			// server whose error already names it is not named twice.
+			if serr != nil {
+				down = append(down, fmt.Sprintf("%s (%s: %s)", s.cfg.ID, st, strings.TrimPrefix(firstLine(serr.Error()), fmt.Sprintf("server %q: ", s.cfg.ID))))
+			} else {
+				down = append(down, fmt.Sprintf("%s (%s)", s.cfg.ID, st))
+			}
 		}
 	}
 	if len(down) > 0 {
@@ -150,3 +156,8 @@ func (h *Host) unknownToolError(name string) error {
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
