@@ -206,10 +206,13 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.transport = t
 	s.mu.Unlock()
 	sess, err := s.connectBounded(ctx, t, version)
+	if err != nil {
+		err = withExit(t, err)
+	}
 	// A server that crashed (rather than closed the connection on the
 	// probe) gets no second process in this attempt: the supervisor
 	// reports the crash and retries with backoff.
-	if err == nil || version != "" || ctx.Err() != nil || crashed(t, err) {
+	if err == nil || version != "" || ctx.Err() != nil || errors.Is(err, transports.ErrServerFailed) {
 		return sess, err
 	}
 	s.log.Debug("connect with server/discover probe failed; retrying with initialize", "error", err)
@@ -222,7 +225,11 @@ func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.mu.Unlock()
 	sess, err2 := s.connectBounded(ctx, t, fallbackProtocolVersion)
 	if err2 != nil {
-		// Both failed: nothing says the probe was the problem.
+		// Both failed: nothing says the probe was the problem. The second
+		// failure is the one to show if it says more (a crash).
+		if err2 = withExit(t, err2); errors.Is(err2, transports.ErrServerExited) {
+			return nil, err2
+		}
 		return nil, err
 	}
 	// Only a server that took initialize after refusing the probe is
@@ -621,13 +628,23 @@ func schemaProblem(t *mcp.Tool) string {
 	return ""
 }
 
-// crashed reports whether a failed connect is a server process that
-// crashed (go-sdk's connect errors do not keep the transport's error chain,
-// so the transport is asked too).
-func crashed(t mcp.Transport, err error) bool {
-	if errors.Is(err, transports.ErrServerFailed) {
-		return true
+// exitWait bounds how long a failed connect waits to learn whether its
+// server process ended, and how.
+const exitWait = 500 * time.Millisecond
+
+// withExit adds to a failed connect's error how the server process ended,
+// when it did and the error does not say (go-sdk's connect errors often say
+// only "EOF", and do not keep the transport's error chain).
+func withExit(t mcp.Transport, err error) error {
+	if errors.Is(err, transports.ErrServerExited) {
+		return err
 	}
-	c, ok := t.(interface{ Crashed() bool })
-	return ok && c.Crashed()
+	e, ok := t.(interface{ Exited(time.Duration) error })
+	if !ok {
+		return err
+	}
+	if exit := e.Exited(exitWait); exit != nil {
+		return fmt.Errorf("%w (%v)", exit, err)
+	}
+	return err
 }

@@ -92,21 +92,19 @@ func (t *StdioTransport) StderrTail() []string {
 	return ring.tail()
 }
 
-// Crashed reports whether the most recently started process has exited
-// with a status other than 0 or by a signal.
-func (t *StdioTransport) Crashed() bool {
+// Exited says how the most recently started process ended, waiting for it
+// up to wait: an error matching ErrServerExited (and ErrServerFailed if it
+// exited with a status other than 0 or by a signal) that gives the status
+// and the last stderr line; nil if it is still running (or none started).
+// A failed connect's own error often says only "EOF": this says why.
+func (t *StdioTransport) Exited(wait time.Duration) error {
 	t.mu.Lock()
 	p := t.proc
 	t.mu.Unlock()
-	if p == nil {
-		return false
+	if p == nil || !waitFor(p.exited, wait) {
+		return nil
 	}
-	select {
-	case <-p.exited:
-		return p.failed
-	default:
-		return false
-	}
+	return p.exitErr()
 }
 
 // PID returns the process id of the most recently started process, or 0.
@@ -396,6 +394,11 @@ func (p *process) endErr(err error) error {
 	if !waitFor(p.exited, killWait) {
 		return p.b.errorf("server closed its stdout (%v) but process %d is still running", err, p.pid)
 	}
+	return p.exitErr()
+}
+
+// exitErr describes the process's end; call it once it has exited.
+func (p *process) exitErr() error {
 	// Normally immediate: stderr ends with the process, or straggleWait
 	// after it if a grandchild kept it open.
 	waitFor(p.stderrDone, killWait)
