@@ -65,8 +65,8 @@ func (h *Host) SetEnabled(ctx context.Context, id string, enabled bool) error {
 	s.mu.Unlock()
 	if !enabled {
 		err := s.stopSupervisor(ctx)
+		s.unlist()
 		s.setState(StateDisabled, nil)
-		h.rebuildRegistry()
 		return err
 	}
 	if !s.startable() {

@@ -32,7 +32,7 @@ func (h *Host) rebuildRegistry() {
 	for _, s := range h.list() {
 		s.mu.Lock()
 		// A reconnecting server keeps its tools: calls wait for it.
-		if s.state == StateReady || (s.state == StateReconnecting && s.everReady) {
+		if s.listed {
 			for _, t := range s.tools {
 				tool := Tool{
 					Server:       s.cfg.ID,

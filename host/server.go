@@ -68,9 +68,12 @@ type server struct {
 	enabled bool
 	// warnings are problems with the last lists (tools left out).
 	warnings []string
-	// everReady: the server was ready once; its tools stay listed while it
-	// reconnects, so that calls can wait for it.
+	// everReady: the server was ready once.
 	everReady bool
+	// listed: its tools are in the registry. They stay there while it
+	// reconnects, so that calls can wait for it; they leave when it gives
+	// up or is disabled.
+	listed bool
 
 	refreshMu sync.Mutex // serialises list refreshes
 }
@@ -177,10 +180,13 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	s.mu.Lock()
 	s.lastConnected = time.Now()
 	s.connectTook = time.Since(start)
-	s.everReady = true
+	s.everReady, s.listed = true, true
 	s.mu.Unlock()
-	s.setState(StateReady, nil)
+	// The tools are in the registry before the server is announced ready:
+	// whoever sees it ready finds them. A call that finds them first waits
+	// for the ready state.
 	s.h.rebuildRegistry()
+	s.setState(StateReady, nil)
 	s.log.Info("connected", "tools", s.toolCount(), "protocol", s.initResult.ProtocolVersion, "took", time.Since(start).Round(time.Millisecond), "reconnect", reconnecting)
 	return sess, nil
 }

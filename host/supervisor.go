@@ -147,9 +147,9 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		failures++
 		policy := s.reconnectPolicy()
 		if policy.MaxAttempts > 0 && failures >= policy.MaxAttempts {
+			s.unlist()
 			s.setState(StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
 				s.cfg.ID, failures, policy.MaxAttempts, err))
-			s.h.rebuildRegistry()
 			first()
 			select {
 			case <-ctx.Done():
@@ -172,6 +172,14 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		case <-t.C:
 		}
 	}
+}
+
+// unlist takes the server's tools out of the registry.
+func (s *server) unlist() {
+	s.mu.Lock()
+	s.listed = false
+	s.mu.Unlock()
+	s.h.rebuildRegistry()
 }
 
 // reconnectPolicy is the server's reconnect settings with defaults applied.
