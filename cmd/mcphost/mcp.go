@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,7 @@ func (a *app) mcpAddCommand() *cobra.Command {
 		envs, headers     []string
 		scopeName         string
 		replace, disabled bool
+		reconnect         config.ReconnectEntry
 	)
 	cmd := &cobra.Command{
 		Use:   "add ID (--command CMD [--arg A]... | --url URL) [flags] [-- CMD ARGS...]",
@@ -85,11 +87,18 @@ transport is http (Streamable HTTP) unless --transport says sse or websocket.
 .mcphost.*) in the current directory; its servers start only after you run
 "mcphost trust" (again after every change to the file). --scope global
 writes the global config file. Values of --env and --header may hold
-${VAR} references, expanded when the server starts; they are never printed.`,
+${VAR} references, expanded when the server starts; they are never printed.
+
+--startup-timeout, --request-timeout, --health-interval and the
+--reconnect-* flags set the entry's fields of the same names; a duration is
+written as given (30s, 1m30s, or a number of seconds). Left out, the
+defaults apply: health checks every 30s, reconnect waits from 500ms
+doubling up to 30s, with no limit on attempts.`,
 		Example: `  mcphost mcp add everything -- npx -y @modelcontextprotocol/server-everything
   mcphost mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg .
   mcphost mcp add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${GITHUB_TOKEN}'
-  mcphost mcp add local-ws --url ws://127.0.0.1:8080/mcp --transport websocket --scope global`,
+  mcphost mcp add local-ws --url ws://127.0.0.1:8080/mcp --transport websocket --scope global
+  mcphost mcp add flaky --health-interval 1m --reconnect-max-delay 2m --reconnect-max-attempts 10 -- ./server`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e.ID = args[0]
@@ -124,6 +133,13 @@ ${VAR} references, expanded when the server starts; they are never printed.`,
 				f := false
 				e.Enabled = &f
 			}
+			if err := checkHealthReconnect(e.HealthInterval, reconnect); err != nil {
+				return err
+			}
+			if reconnect != (config.ReconnectEntry{}) {
+				r := reconnect
+				e.Reconnect = &r
+			}
 			scope, err := parseScope(scopeName, false)
 			if err != nil {
 				return err
@@ -153,10 +169,42 @@ ${VAR} references, expanded when the server starts; they are never printed.`,
 	f.StringVar(&e.Transport, "transport", "", "stdio, sse, http or websocket (default: stdio with a command, http with a url)")
 	f.StringVar(&e.StartupTimeout, "startup-timeout", "", "how long connecting may take (e.g. 30s)")
 	f.StringVar(&e.RequestTimeout, "request-timeout", "", "deadline of each request (e.g. 60s)")
+	f.StringVar(&e.HealthInterval, "health-interval", "", `time between health checks of the ready server (e.g. 1m), or "off" (default 30s)`)
+	f.StringVar(&reconnect.InitialDelay, "reconnect-initial-delay", "", "wait before the first reconnect attempt, doubled after each failure (default 500ms)")
+	f.StringVar(&reconnect.MaxDelay, "reconnect-max-delay", "", "longest wait between reconnect attempts, at least the initial delay (default 30s)")
+	f.IntVar(&reconnect.MaxAttempts, "reconnect-max-attempts", 0, "failed connects in a row after which the server is left in error (default 0: no limit)")
 	f.StringVar(&scopeName, "scope", "project", "project (.mcphost.yaml in the current directory) or global (the global config file)")
 	f.BoolVar(&replace, "replace", false, "replace an existing entry with the same id")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled")
 	return cmd
+}
+
+// checkHealthReconnect checks the values of --health-interval and the
+// --reconnect-* flags, each by the loader's own rule for its field (an entry
+// holding only that field is validated), so that what passes here loads and
+// what does not is refused naming the flag.
+func checkHealthReconnect(health string, r config.ReconnectEntry) error {
+	valid := func(e config.ServerEntry) bool {
+		e.ID, e.Command = "flag-check", "flag-check"
+		return e.Validate() == nil
+	}
+	const duration = "must be a positive duration like 500ms, 30s or 1m30s (or a number of seconds)"
+	if health != "" && !valid(config.ServerEntry{HealthInterval: health}) {
+		return usageError(`--health-interval %q: %s, or "off" for no health checks`, health, duration)
+	}
+	if r.InitialDelay != "" && !valid(config.ServerEntry{Reconnect: &config.ReconnectEntry{InitialDelay: r.InitialDelay}}) {
+		return usageError("--reconnect-initial-delay %q: %s", r.InitialDelay, duration)
+	}
+	if r.MaxDelay != "" && !valid(config.ServerEntry{Reconnect: &config.ReconnectEntry{MaxDelay: r.MaxDelay}}) {
+		return usageError("--reconnect-max-delay %q: %s", r.MaxDelay, duration)
+	}
+	if r.InitialDelay != "" && r.MaxDelay != "" && !valid(config.ServerEntry{Reconnect: &config.ReconnectEntry{InitialDelay: r.InitialDelay, MaxDelay: r.MaxDelay}}) {
+		return usageError("--reconnect-max-delay %s is less than --reconnect-initial-delay %s: the wait only grows, so the maximum must be at least the initial delay", r.MaxDelay, r.InitialDelay)
+	}
+	if r.MaxAttempts != 0 && !valid(config.ServerEntry{Reconnect: &config.ReconnectEntry{MaxAttempts: r.MaxAttempts}}) {
+		return usageError("--reconnect-max-attempts %d: must be a whole number from 0 (no limit, the default) to %d", r.MaxAttempts, math.MaxInt32)
+	}
+	return nil
 }
 
 // trustHint says, after a project file was written, that its servers start
@@ -275,6 +323,28 @@ func describeServer(s *config.Server) map[string]any {
 	set("protocol_version", s.ProtocolVersion, s.ProtocolVersion != "")
 	set("tools_allow", s.Tools.Allow, len(s.Tools.Allow) > 0)
 	set("tools_deny", s.Tools.Deny, len(s.Tools.Deny) > 0)
+	// Health checks and reconnecting, with the defaults the host applies to
+	// what is not set (a negative health interval means off).
+	switch {
+	case s.HealthInterval < 0:
+		d["health_interval"] = "off"
+	case s.HealthInterval == 0:
+		d["health_interval"] = config.DefaultHealthInterval.String()
+	default:
+		d["health_interval"] = s.HealthInterval.String()
+	}
+	orDefault := func(v, def time.Duration) time.Duration {
+		if v <= 0 {
+			return def
+		}
+		return v
+	}
+	initial := orDefault(s.Reconnect.InitialDelay, config.DefaultReconnectInitialDelay)
+	d["reconnect_initial_delay"] = initial.String()
+	// The maximum is never less than the initial delay (a default maximum
+	// below a set initial delay gives way to it).
+	d["reconnect_max_delay"] = max(orDefault(s.Reconnect.MaxDelay, config.DefaultReconnectMaxDelay), initial).String()
+	d["reconnect_max_attempts"] = s.Reconnect.MaxAttempts // 0: no limit
 	if s.Err != nil {
 		d["error"] = s.Err.Error()
 	}
