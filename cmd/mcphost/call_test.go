@@ -57,6 +57,19 @@ func TestServersJSON(t *testing.T) {
 	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "reconnecting", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
 }
 
+// A tool left out for its schema shows as a warning under the table.
+func TestServersShowWarnings(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"deep": testServer(t, "-deep-schema", "200")})
+	r := e.must(exitOK, "--config", cfg, "servers")
+	wantContains(t, "servers table", r.stdout, "ready", `deep: warning: tool "deep" left out: its input schema nests`)
+	r = e.must(exitOK, "--config", cfg, "tools", "--json")
+	if strings.Contains(r.stdout, `"tool": "deep"`) || !strings.Contains(r.stdout, `"echo"`) {
+		t.Errorf("tools of the server:\n%s", r)
+	}
+}
+
 func TestToolsJSON(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -112,6 +112,9 @@ func printServers(w io.Writer, st []host.ServerStatus) error {
 // it wrote (at most maxStderr of them; 0: all).
 func printServerErrors(w io.Writer, st []host.ServerStatus, maxStderr int) {
 	for _, s := range st {
+		for _, warning := range s.Warnings {
+			fmt.Fprintf(w, "\n%s: warning: %s\n", s.ID, warning)
+		}
 		if s.Error == "" {
 			continue
 		}
