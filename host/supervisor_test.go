@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,31 +16,6 @@ import (
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
-
-// events records the host's events.
-type events struct {
-	mu  sync.Mutex
-	all []host.Event
-}
-
-func (e *events) add(ev host.Event) {
-	e.mu.Lock()
-	e.all = append(e.all, ev)
-	e.mu.Unlock()
-}
-
-// states is the sequence of states server id went through.
-func (e *events) states(id string) []host.State {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []host.State
-	for _, ev := range e.all {
-		if ev.Server == id && ev.Kind == "state" {
-			out = append(out, ev.State)
-		}
-	}
-	return out
-}
 
 // dropSessions ends every session of srv from the server side, as a crash
 // or a network failure would.
@@ -87,7 +61,7 @@ func fastReconnect(id string) *config.Server {
 // a call made while it reconnects waits for it.
 func TestReconnectAfterSessionLoss(t *testing.T) {
 	testenv.CheckGoroutines(t)
-	var ev events
+	var ev eventLog
 	alpha := newToolServer("alpha", "echo", "search")
 	connects := countConnects(alpha)
 	cfg := &config.Config{Servers: []*config.Server{fastReconnect("alpha")}}
@@ -268,7 +242,7 @@ func TestSetServers(t *testing.T) {
 func TestMaxAttempts(t *testing.T) {
 	sc := testServer(t, "crasher", "-crash-at-start")
 	sc.Reconnect = config.Reconnect{InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxAttempts: 3}
-	var ev events
+	var ev eventLog
 	h := startProcHost(t, []*config.Server{sc}, host.WithEvents(ev.add))
 	st := waitState(t, h, "crasher", host.StateError)
 	if !strings.Contains(st.Error, "gave up after 3 failed connects") || !strings.Contains(st.Error, "exited with status 1") {
@@ -309,7 +283,7 @@ func TestHealthCheckFailureReconnects(t *testing.T) {
 	})
 	sc := fastReconnect("alpha")
 	sc.HealthInterval = 20 * time.Millisecond
-	var ev events
+	var ev eventLog
 	h := startHost(t, &config.Config{Servers: []*config.Server{sc}}, host.WithInProcessServer("alpha", srv), host.WithEvents(ev.add))
 	mute.Store(true)
 	waitFor(t, "a reconnect after a missed health check", func() bool { return connects.Load() >= 2 })
