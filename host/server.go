@@ -45,8 +45,6 @@ type server struct {
 	// the supervisor tries again (state reconnecting).
 	attempt   int
 	nextRetry time.Time
-	// lostCause is why the last session ended, for calls that were in it.
-	lostCause error
 	// run is the running supervisor, nil when there is none (disabled,
 	// not started, closed). kickCh asks it to reconnect now.
 	run           *supervisorRun
@@ -166,7 +164,7 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		closeBounded(sess, closeGrace)
+		s.dropSession(sess)
 		return nil, ErrClosed
 	}
 	s.session = sess
@@ -174,7 +172,7 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	s.mu.Unlock()
 
 	if err := s.refreshAll(ctx, sess); err != nil {
-		s.dropSession(sess, err)
+		s.dropSession(sess)
 		return nil, fmt.Errorf("server %q: %w", s.cfg.ID, err)
 	}
 	s.mu.Lock()

@@ -77,17 +77,10 @@ func (s *server) stopSupervisor(ctx context.Context) error {
 	if sess == nil {
 		return nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- sess.Close() }()
-	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-			return fmt.Errorf("server %q: close: %w", s.cfg.ID, err)
-		}
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("server %q: close: %w", s.cfg.ID, ctx.Err())
+	if err := closeSession(ctx, sess); err != nil {
+		return fmt.Errorf("server %q: close: %w", s.cfg.ID, err)
 	}
+	return nil
 }
 
 // supervisorRun is one run of a supervisor, from start (enable) to stop.
@@ -138,7 +131,7 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 			// Reconnecting before the session is dropped: a call that
 			// comes meanwhile waits rather than failing.
 			s.setReconnecting(0, cause, time.Time{})
-			s.dropSession(sess, cause)
+			s.dropSession(sess)
 			if errors.Is(cause, errReconnectRequested) {
 				continue
 			}
@@ -297,32 +290,30 @@ func (s *server) lostError(err error) error {
 
 // dropSession forgets sess (if it is the current one) and closes it,
 // without waiting longer than closeGrace for calls in flight.
-func (s *server) dropSession(sess *mcp.ClientSession, cause error) {
-	if sess == nil {
-		return
-	}
+func (s *server) dropSession(sess *mcp.ClientSession) {
 	s.mu.Lock()
 	if s.session == sess {
 		s.session = nil
-		s.lostCause = cause
 	}
 	s.mu.Unlock()
-	closeBounded(sess, closeGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	_ = closeSession(ctx, sess)
 }
 
-// closeBounded closes sess, giving up waiting after grace (the close goes
-// on in the background).
-func closeBounded(sess *mcp.ClientSession, grace time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		_ = sess.Close()
-		close(done)
-	}()
-	t := time.NewTimer(grace)
-	defer t.Stop()
+// closeSession closes sess, waiting until ctx ends at the most (the close
+// goes on in the background: go-sdk's Close waits for calls in flight).
+func closeSession(ctx context.Context, sess *mcp.ClientSession) error {
+	done := make(chan error, 1)
+	go func() { done <- sess.Close() }()
 	select {
-	case <-done:
-	case <-t.C:
+	case err := <-done:
+		if errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -368,18 +359,15 @@ func (s *server) tracksDelivery() bool {
 	return transports.TracksDelivery(s.transport)
 }
 
-// errClientClosing is go-sdk's error for a request made on a connection
-// that is closing (a local error with a JSON-RPC code, never sent).
-var errClientClosing = &jsonrpc.Error{Code: -32003}
-
+// notSent reports errors that say the request never reached the server.
 func notSent(err error) bool {
-	// go-sdk returns ErrConnectionClosed only for "client is closing" (and
-	// hides that error's chain with %v); requests already sent when a
-	// connection fails get the connection's read error instead.
-	// A Streamable HTTP server answers 404 (ErrSessionMissing) for a
-	// session it no longer knows, without running the request.
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, errClientClosing) ||
-		errors.Is(err, transports.ErrNotSent) || errors.Is(err, mcp.ErrSessionMissing)
+	// go-sdk returns ErrConnectionClosed only for a request made on a
+	// connection already closing (turning "client is closing" into it);
+	// requests already sent when a connection fails get the connection's
+	// read error instead. A Streamable HTTP server answers 404
+	// (ErrSessionMissing) for a session it no longer knows, without
+	// running the request.
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing)
 }
 
 // serverAnswered reports whether err is an error answer from the server,

@@ -22,7 +22,7 @@ import (
 type tracker struct {
 	limit    uint64 // bytes per memory (memory_mb)
 	mu       sync.Mutex
-	mems     []*trackedMemory // the guest's (a module has at most one)
+	mem      *trackedMemory // the guest's
 	closed   atomic.Bool
 	exitCode atomic.Uint32
 }
@@ -37,7 +37,9 @@ func (t *tracker) with(ctx context.Context) context.Context {
 	return experimental.WithMemoryAllocator(experimental.WithCloseNotifier(ctx, t), t)
 }
 
-// Allocate implements experimental.MemoryAllocator.
+// Allocate implements experimental.MemoryAllocator. The import check
+// refuses imported memories and wazero allows one memory a module, so it is
+// called once, for the guest's memory.
 func (t *tracker) Allocate(capacity, max uint64) experimental.LinearMemory {
 	m := &trackedMemory{max: min(max, t.limit)}
 	if capacity > max {
@@ -45,7 +47,7 @@ func (t *tracker) Allocate(capacity, max uint64) experimental.LinearMemory {
 	}
 	m.buf = make([]byte, 0, capacity)
 	t.mu.Lock()
-	t.mems = append(t.mems, m)
+	t.mem = m
 	t.mu.Unlock()
 	return m
 }
@@ -60,44 +62,30 @@ func (t *tracker) CloseNotify(_ context.Context, exitCode uint32) {
 func (t *tracker) guest() *trackedMemory {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.mems) == 0 {
-		return nil
-	}
-	return t.mems[len(t.mems)-1]
+	return t.mem
 }
 
 // atCap reports whether a memory.grow was refused at the cap, or (for a
 // grow that wazero refused before asking the allocator: one beyond its own,
-// looser limit) whether a memory is within a sixteenth of the cap. Then the
-// fault is most likely the failed allocation. size is that memory's size.
+// looser limit) whether the memory is within a sixteenth of the cap. Then
+// the fault is most likely the failed allocation. size is the memory's size.
 func (t *tracker) atCap() (bool, uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, m := range t.mems {
-		if m.refused.Load() {
-			return true, m.size.Load()
-		}
+	m := t.guest()
+	if m == nil {
+		return false, 0
 	}
-	for _, m := range t.mems {
-		size, max := m.size.Load(), m.max
-		if max > 0 && size+max/16 >= max {
-			return true, size
-		}
-	}
-	return false, 0
+	size, max := m.size.Load(), m.max
+	return m.refused.Load() || (max > 0 && size+max/16 >= max), size
 }
 
 // initialOverCap reports a memory whose declared initial size is over the
 // cap (it had to be allocated: wazero cannot fail an initial allocation).
 func (t *tracker) initialOverCap() (bool, uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, m := range t.mems {
-		if m.initialOver {
-			return true, m.size.Load()
-		}
+	m := t.guest()
+	if m == nil || !m.initialOver {
+		return false, 0
 	}
-	return false, 0
+	return true, m.size.Load()
 }
 
 // trackedMemory is a linear memory backed by a Go slice, as wazero's own

@@ -257,13 +257,13 @@ func (c *msgConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write implements mcp.Connection. An error from it means the message did
-// not reach the server whole (a pipe or a WebSocket delivers a line or a
-// frame whole or not at all), so it also matches ErrNotSent: a request can
-// be sent again on a new connection without running twice.
+// Write implements mcp.Connection. A request written whole is recorded in
+// the Delivery of ctx, if any; one that failed did not reach the server
+// whole (a pipe or a WebSocket delivers a line or a frame whole or not at
+// all), so it can be sent again on a new connection without running twice.
 func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := c.write(ctx, msg); err != nil {
-		return notSent{err}
+		return err
 	}
 	if d, ok := ctx.Value(deliveryKey{}).(*Delivery); ok {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {

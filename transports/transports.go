@@ -93,11 +93,6 @@ type serverFailed struct{ error }
 
 func (e serverFailed) Unwrap() []error { return []error{e.error, ErrServerFailed} }
 
-// ErrNotSent matches (errors.Is) the error of a write that did not deliver
-// its message: the stdio, in-process and WebSocket connections say so of
-// every failed write.
-var ErrNotSent = errors.New("message not sent")
-
 // Delivery records whether a request was written whole to the server, so
 // that a caller whose request failed can tell one that never left (safe to
 // send again) from one that may have run. A connection can fail a request
@@ -123,11 +118,6 @@ func TracksDelivery(t mcp.Transport) bool {
 	}
 	return false
 }
-
-// notSent marks err as ErrNotSent without changing its text.
-type notSent struct{ error }
-
-func (e notSent) Unwrap() []error { return []error{e.error, ErrNotSent} }
 
 // New returns the transport for s. It checks the fields the transport needs
 // but does not connect: that happens in Connect, once per session.

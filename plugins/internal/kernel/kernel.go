@@ -180,7 +180,6 @@ type Instance struct {
 	varBytes          int
 	stack             [1]uint64
 	initialized       bool
-	userData          any
 }
 
 // Instantiate makes an instance. ctx may carry wazero's experimental
@@ -201,12 +200,6 @@ func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 	}
 	return inst, nil
 }
-
-// SetUserData attaches a value for host functions (UserData).
-func (i *Instance) SetUserData(v any) { i.userData = v }
-
-// UserData is the value given to SetUserData.
-func (i *Instance) UserData() any { return i.userData }
 
 // Outcome is what a call returned.
 type Outcome struct {
@@ -261,7 +254,7 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 			}
 		}
 	}
-	i.stack[0] = 0
+	i.stack[0] = 0 // stays 0 for an export without a result
 	err := fn.CallWithStack(cctx, i.stack[:])
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
@@ -272,9 +265,6 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		return Outcome{Code: 1}, err
 	}
 	out := Outcome{Code: uint32(i.stack[0])}
-	if len(fn.Definition().ResultTypes()) == 0 {
-		out.Code = 0
-	}
 	if i.errOff != 0 {
 		if msg, ok := i.mem.bytes(i.errOff); ok {
 			out.Error = string(msg)
