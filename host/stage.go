@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -59,22 +60,22 @@ const (
 	// OnErrorDeny: policy denies, filter hides the server's tools,
 	// transform fails the call, auth fails the connect. The default for
 	// every hook but map_names.
-	OnErrorDeny = "deny"
+	OnErrorDeny = config.OnErrorDeny
 	// OnErrorAllow: the stage is skipped as if it had allowed / kept /
 	// passed the result through unchanged.
-	OnErrorAllow = "allow"
+	OnErrorAllow = config.OnErrorAllow
 	// OnErrorFallback: map_names falls back to the built-in mapping (its
 	// default).
-	OnErrorFallback = "fallback"
+	OnErrorFallback = config.OnErrorFallback
 )
 
 // Modes.
 const (
 	// ModeEnforce: the stage's outcome takes effect.
-	ModeEnforce = "enforce"
+	ModeEnforce = config.ModeEnforce
 	// ModeShadow: the stage runs and its outcome is logged and audited as
 	// what would have happened, but nothing changes.
-	ModeShadow = "shadow"
+	ModeShadow = config.ModeShadow
 )
 
 // StageConfig says where and how a stage runs in the chain.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func benchPlugin(b *testing.B) (*Plugin, abi.Hook, []byte) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close(context.Background()) })
-	if !hasHook(p.Hooks(), hook) {
+	if !slices.Contains(p.Hooks(), hook) {
 		b.Skipf("%s has no %s hook", path, hook)
 	}
 	b.Logf("%s: %s, %d-byte input, timeout_ms %d", path, hook, len(input), p.Limits().Timeout.Milliseconds())
@@ -77,18 +78,25 @@ var benchInputs = map[abi.Hook]any{
 // the host side).
 func BenchmarkHook(b *testing.B) {
 	p, hook, input := benchPlugin(b)
+	timeEach(b, func(ctx context.Context) error {
+		_, err := p.Invoke(ctx, hook, input)
+		return err
+	})
+}
+
+// timeEach runs call in the benchmark loop, timing each call for the
+// percentiles.
+func timeEach(b *testing.B, call func(context.Context) error) {
 	ctx := context.Background()
 	durations := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
-	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		if _, err := p.Invoke(ctx, hook, input); err != nil {
+		if err := call(ctx); err != nil {
 			b.Fatal(err)
 		}
 		durations = append(durations, time.Since(start))
 	}
-	b.StopTimer()
 	reportPercentiles(b, durations)
 }
 
@@ -100,19 +108,10 @@ func BenchmarkPolicy(b *testing.B) {
 		b.Skip("MCPHOST_BENCH_HOOK is not policy")
 	}
 	req := benchInputs[abi.HookPolicy].(*abi.PolicyRequest)
-	ctx := context.Background()
-	durations := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		start := time.Now()
-		if _, err := p.Policy(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		durations = append(durations, time.Since(start))
-	}
-	b.StopTimer()
-	reportPercentiles(b, durations)
+	timeEach(b, func(ctx context.Context) error {
+		_, err := p.Policy(ctx, req)
+		return err
+	})
 }
 
 // BenchmarkPolicyParallel: concurrent callers sharing the pool.

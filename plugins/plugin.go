@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -197,7 +198,7 @@ func (p *Plugin) load(ctx context.Context, opts Options) *Error {
 	// needs its host functions: decide from the configuration, or from the
 	// exports when the configuration does not list hooks, and check against
 	// describe below.
-	wantsAuth := hasHook(spec.Hooks, abi.HookAuth) || (len(spec.Hooks) == 0 && exported[abi.HookAuth])
+	wantsAuth := slices.Contains(spec.Hooks, abi.HookAuth) || (len(spec.Hooks) == 0 && exported[abi.HookAuth])
 	if err := checkImports(info, wantsAuth); err != nil {
 		return p.loadError("%v", err)
 	}
@@ -310,15 +311,6 @@ func exportNames(hooks map[abi.Hook]bool) []string {
 	return out
 }
 
-func hasHook(hooks []abi.Hook, h abi.Hook) bool {
-	for _, k := range hooks {
-		if k == h {
-			return true
-		}
-	}
-	return false
-}
-
 // Import modules a plugin may use.
 const (
 	extismEnv = "extism:host/env"
@@ -403,7 +395,7 @@ func (p *Plugin) checkDescription(d *abi.Description, exported map[abi.Hook]bool
 	hooks := p.spec.Hooks
 	for _, h := range hooks {
 		if !described[h] {
-			return p.loadError("the configuration lists hook %s, but the plugin describes only %s", h, hookList(d.Hooks))
+			return p.loadError("the configuration lists hook %s, but the plugin describes only %s", h, HookList(d.Hooks))
 		}
 	}
 	if len(hooks) == 0 {
@@ -414,16 +406,16 @@ func (p *Plugin) checkDescription(d *abi.Description, exported map[abi.Hook]bool
 	}
 	hooks = sortHooks(hooks)
 	if p.spec.OnError == config.OnErrorFallback && (len(hooks) != 1 || hooks[0] != abi.HookMapNames) {
-		return p.loadError("on_error fallback is only for map_names, but the plugin's hooks are %s", hookList(hooks))
+		return p.loadError("on_error fallback is only for map_names, but the plugin's hooks are %s", HookList(hooks))
 	}
-	auth := hasHook(hooks, abi.HookAuth)
+	auth := slices.Contains(hooks, abi.HookAuth)
 	if len(p.spec.AllowedHosts) > 0 && !auth {
-		return p.loadError("allowed_hosts is set but the plugin has no auth hook (its hooks are %s)", hookList(hooks))
+		return p.loadError("allowed_hosts is set but the plugin has no auth hook (its hooks are %s)", HookList(hooks))
 	}
 	if !auth {
 		for _, imp := range p.info.Imports {
 			if imp.Module == abi.HostModule && imp.Name == abi.FuncHTTP {
-				return p.loadError("imports %s, which only auth plugins are given (its hooks are %s)", abi.FuncHTTP, hookList(hooks))
+				return p.loadError("imports %s, which only auth plugins are given (its hooks are %s)", abi.FuncHTTP, HookList(hooks))
 			}
 		}
 	}
@@ -447,7 +439,8 @@ func sortHooks(hooks []abi.Hook) []abi.Hook {
 	return out
 }
 
-func hookList(hooks []abi.Hook) string {
+// HookList writes hooks for a message: "policy, auth", or "none".
+func HookList(hooks []abi.Hook) string {
 	if len(hooks) == 0 {
 		return "none"
 	}
@@ -693,7 +686,7 @@ func (p *Plugin) Invoke(ctx context.Context, hook abi.Hook, input []byte) (*Resu
 		if !hook.Valid() {
 			return nil, &Error{Plugin: p.name, Hook: hook, Kind: KindInput, Msg: "not a hook of ABI v1"}
 		}
-		return nil, &Error{Plugin: p.name, Hook: hook, Kind: KindLoad, Msg: fmt.Sprintf("the plugin is not loaded for this hook (its hooks: %s)", hookList(p.hooks))}
+		return nil, &Error{Plugin: p.name, Hook: hook, Kind: KindLoad, Msg: fmt.Sprintf("the plugin is not loaded for this hook (its hooks: %s)", HookList(p.hooks))}
 	}
 	if err := ctx.Err(); err != nil {
 		// wazero would close the instance for an already-done context.

@@ -226,7 +226,7 @@ func printInspect(w io.Writer, rep inspectReport) error {
 		}
 		fmt.Fprintf(tw, "version\t%s\n", version)
 		fmt.Fprintf(tw, "abi\t%d\n", d.ABI)
-		fmt.Fprintf(tw, "hooks\t%s (described)\n", joinHooks(d.Hooks))
+		fmt.Fprintf(tw, "hooks\t%s (described)\n", plugins.HookList(d.Hooks))
 	} else {
 		fmt.Fprintf(tw, "describe\tnot available: the plugin does not load\n")
 	}
@@ -269,17 +269,6 @@ func externType(kind string, f *plugins.Func) string {
 		return f.String()
 	}
 	return kind
-}
-
-func joinHooks(hooks []abi.Hook) string {
-	if len(hooks) == 0 {
-		return "none"
-	}
-	s := make([]string, len(hooks))
-	for i, h := range hooks {
-		s[i] = string(h)
-	}
-	return strings.Join(s, ", ")
 }
 
 // ---- what test and bench share ----
@@ -327,11 +316,11 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 		return nil, err
 	}
 	if f.hook == "" {
-		return nil, usageError("--hook is required: one of %s (see \"mcphost plugin inspect %s\" for the plugin's hooks)", joinHooks(abi.Hooks), path)
+		return nil, usageError("--hook is required: one of %s (see \"mcphost plugin inspect %s\" for the plugin's hooks)", plugins.HookList(abi.Hooks), path)
 	}
 	hook, err := abi.ParseHook(f.hook)
 	if err != nil {
-		return nil, usageError("--hook %q: not a hook of ABI v%d: use one of %s", f.hook, abi.Version, joinHooks(abi.Hooks))
+		return nil, usageError("--hook %q: not a hook of ABI v%d: use one of %s", f.hook, abi.Version, plugins.HookList(abi.Hooks))
 	}
 	if f.input == "" {
 		return nil, usageError("--input is required: a JSON file with the %s request, - for standard input, or inline JSON (examples: \"%s --help\")", hook, cmdPath)
@@ -550,7 +539,7 @@ func (a *app) open(ctx context.Context, pc *preparedCall, opts plugins.Options) 
 // noHookError is the usage error of a --hook that plugin p does not have.
 func noHookError(hook abi.Hook, p *plugins.Plugin) error {
 	hooks := p.Hooks()
-	return usageError("--hook %s: plugin %s has no %s hook (it describes %s): use --hook %s", hook, pluginName(p), hook, joinHooks(hooks), hooks[0])
+	return usageError("--hook %s: plugin %s has no %s hook (it describes %s): use --hook %s", hook, pluginName(p), hook, plugins.HookList(hooks), hooks[0])
 }
 
 // pluginName is the name a plugin describes itself with, or its spec's.
@@ -589,7 +578,7 @@ func (a *app) checkAllowedHosts(ctx context.Context, pc *preparedCall, opts plug
 	if pc.hook == abi.HookAuth {
 		return noHookError(pc.hook, p)
 	}
-	return usageError("--allowed-host: plugin %s has no auth hook (it describes %s): only auth plugins may make HTTP requests (allowed_hosts); drop --allowed-host", pluginName(p), joinHooks(hooks))
+	return usageError("--allowed-host: plugin %s has no auth hook (it describes %s): only auth plugins may make HTTP requests (allowed_hosts); drop --allowed-host", pluginName(p), plugins.HookList(hooks))
 }
 
 // pluginFailure is the exit-1 error of a plugin failure: its kind first,
@@ -680,6 +669,11 @@ type reportLimits struct {
 	TimeoutMS      int64 `json:"timeout_ms"`
 	MemoryMB       int   `json:"memory_mb"`
 	MaxOutputBytes int64 `json:"max_output_bytes"`
+}
+
+func newReportLimits(p *plugins.Plugin) reportLimits {
+	l := p.Limits()
+	return reportLimits{TimeoutMS: l.Timeout.Milliseconds(), MemoryMB: l.MemoryMB, MaxOutputBytes: l.MaxOutputBytes}
 }
 
 // reportHTTP is what --allowed-host and --allow-private set.
@@ -779,18 +773,11 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 			defer p.Close(context.Background())
 			res, callErr := p.Invoke(ctx, pc.hook, pc.input)
 			rep := testReport{
-				Plugin: p.Name(),
-				Path:   pc.path,
-				Hook:   pc.hook,
-				Limits: reportLimits{
-					TimeoutMS:      p.Limits().Timeout.Milliseconds(),
-					MemoryMB:       p.Limits().MemoryMB,
-					MaxOutputBytes: p.Limits().MaxOutputBytes,
-				},
+				Plugin:     pluginName(p),
+				Path:       pc.path,
+				Hook:       pc.hook,
+				Limits:     newReportLimits(p),
 				reportHTTP: newReportHTTP(pc.spec),
-			}
-			if d := p.Description(); d != nil {
-				rep.Plugin = d.Name
 			}
 			if res != nil {
 				rep.DurationNS = res.Duration.Nanoseconds()
@@ -1057,7 +1044,7 @@ failed, 2 usage error.`,
 			}
 			stats := p.Stats()
 			rep := benchReport{
-				Plugin:      p.Name(),
+				Plugin:      pluginName(p),
 				Path:        pc.path,
 				Hook:        pc.hook,
 				Calls:       len(st.latencies),
@@ -1067,15 +1054,8 @@ failed, 2 usage error.`,
 				ElapsedNS:   st.elapsed.Nanoseconds(),
 				Instances:   stats.InstancesCreated,
 				Discarded:   stats.InstancesDiscarded,
-				Limits: reportLimits{
-					TimeoutMS:      p.Limits().Timeout.Milliseconds(),
-					MemoryMB:       p.Limits().MemoryMB,
-					MaxOutputBytes: p.Limits().MaxOutputBytes,
-				},
-				reportHTTP: newReportHTTP(pc.spec),
-			}
-			if d := p.Description(); d != nil {
-				rep.Plugin = d.Name
+				Limits:      newReportLimits(p),
+				reportHTTP:  newReportHTTP(pc.spec),
 			}
 			if st.firstErr != nil {
 				rep.FirstError = st.firstErr.Error()

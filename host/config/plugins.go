@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,8 @@ const (
 	MaxPluginOutputBytes = 1 << 30
 )
 
-// OnError values of a plugin entry. They are the host's OnError* values
-// (package host cannot be imported here: it imports this package).
+// OnError values of a plugin entry; package host's OnError* values are
+// these (it imports this package, not the other way round).
 const (
 	OnErrorDeny     = "deny"
 	OnErrorAllow    = "allow"
@@ -390,7 +391,7 @@ func decodePlugin(e *pluginEntry, lookup func(string) (string, bool)) *Plugin {
 			}
 			p.AllowedHosts = append(p.AllowedHosts, g)
 		}
-		if len(p.AllowedHosts) > 0 && len(p.Hooks) > 0 && !hasHook(p.Hooks, abi.HookAuth) {
+		if len(p.AllowedHosts) > 0 && len(p.Hooks) > 0 && !slices.Contains(p.Hooks, abi.HookAuth) {
 			fail("allowed_hosts", "only auth plugins may make HTTP requests; add auth to hooks or remove allowed_hosts")
 		}
 	}
@@ -434,15 +435,6 @@ func hookNames() []string {
 		out[i] = string(h)
 	}
 	return out
-}
-
-func hasHook(hooks []abi.Hook, h abi.Hook) bool {
-	for _, k := range hooks {
-		if k == h {
-			return true
-		}
-	}
-	return false
 }
 
 // listOf accepts a list of strings, or one string for a list of one.
