@@ -141,6 +141,24 @@ func TestToolFilterAllowDeny(t *testing.T) {
 	}
 }
 
+// tools.deny globs match across '/' and '.': a server cannot slip a tool
+// named "fs/delete_file" past deny "*delete*".
+func TestToolFilterStarCrossesSeparators(t *testing.T) {
+	cfg := &config.Config{Servers: []*config.Server{{
+		ID: "alpha", Enabled: true,
+		Tools: config.ToolFilter{Deny: []string{"*delete*", "*.rm"}},
+	}}}
+	h := startHost(t, cfg, host.WithInProcessServer("alpha",
+		newToolServer("alpha", "fs/delete_file", "a.b.rm", "read")))
+	var got []string
+	for _, tool := range h.Tools() {
+		got = append(got, tool.Tool)
+	}
+	if strings.Join(got, ",") != "read" {
+		t.Fatalf("tools after filter = %v, want [read]", got)
+	}
+}
+
 func TestNameSchemes(t *testing.T) {
 	for scheme, want := range map[string]string{
 		config.SchemePrefixed: "mcp__alpha__echo,mcp__alpha__only_alpha,mcp__beta__echo",

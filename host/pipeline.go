@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"slices"
 	"time"
 
@@ -76,8 +76,8 @@ func newPipeline(cfgs []StageConfig) (*pipeline, error) {
 			return nil, fmt.Errorf("host: stage %q: on_error %q: use deny, allow or fallback", c.Stage.StageName(), c.OnError)
 		}
 		for _, g := range c.Servers {
-			if _, err := path.Match(g, ""); err != nil {
-				return nil, fmt.Errorf("host: stage %q: servers: bad glob %q", c.Stage.StageName(), g)
+			if err := glob.Valid(g); err != nil {
+				return nil, fmt.Errorf("host: stage %q: servers: %w", c.Stage.StageName(), err)
 			}
 		}
 		is := &installedStage{cfg: c, name: c.Stage.StageName()}
@@ -128,7 +128,7 @@ func (is *installedStage) appliesTo(server string) bool {
 		return true
 	}
 	for _, g := range is.cfg.Servers {
-		if ok, _ := path.Match(g, server); ok {
+		if glob.Match(g, server) {
 			return true
 		}
 	}

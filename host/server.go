@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -412,7 +412,7 @@ func (s *server) onListChanged(kind string) {
 // toolAllowed applies the per-server tools.allow / tools.deny globs.
 func (s *server) toolAllowed(name string) bool {
 	for _, g := range s.cfg.Tools.Deny {
-		if ok, _ := path.Match(g, name); ok {
+		if glob.Match(g, name) {
 			return false
 		}
 	}
@@ -420,7 +420,7 @@ func (s *server) toolAllowed(name string) bool {
 		return true
 	}
 	for _, g := range s.cfg.Tools.Allow {
-		if ok, _ := path.Match(g, name); ok {
+		if glob.Match(g, name) {
 			return true
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -36,7 +36,7 @@ const (
 )
 
 type httpGuard struct {
-	allowed      []string // lower-case host-name globs (path.Match)
+	allowed      []string // lower-case host-name globs (pdk/glob)
 	allowPrivate bool
 	// resolve is net.DefaultResolver.LookupNetIP; tests replace it.
 	resolve func(ctx context.Context, network, host string) ([]netip.Addr, error)
@@ -88,7 +88,7 @@ func (g *httpGuard) checkURL(u *url.URL) error {
 		return fmt.Errorf("%s: no host", redact(u))
 	}
 	for _, g := range g.allowed {
-		if ok, _ := path.Match(g, host); ok {
+		if glob.Match(g, host) {
 			return nil
 		}
 	}

@@ -403,7 +403,7 @@ func (a *app) secretFlags(items []string) (config.Secrets, error) {
 
 // allowedHostFlags checks --allowed-host entries as the configuration checks
 // allowed_hosts: each is trimmed and lower-cased and must be a host-name glob
-// (path.Match syntax) with no scheme, port or path.
+// (pdk/glob syntax) with no scheme, port or path.
 func allowedHostFlags(items []string) ([]string, error) {
 	var out []string
 	for _, h := range items {

@@ -31,6 +31,27 @@ func TestGlobPolicy(t *testing.T) {
 	}
 }
 
+// A '*' crosses '/', '.', ':' and '__': a server cannot hide a tool from a
+// deny glob by putting a separator in its name (path.Match's '*' stops at '/').
+func TestGlobPolicyStarCrossesSeparators(t *testing.T) {
+	p := GlobPolicy{Deny: []string{"*delete*", "fs:*.rm", "*__drop?"}}
+	for _, tc := range []struct {
+		server, tool, name string
+		want               abi.Decision
+	}{
+		{"fs", "fs/delete_file", "t1", abi.Deny},
+		{"fs", "a.b.rm", "t2", abi.Deny},
+		{"db", "x", "mcp__db__dropé", abi.Deny},
+		{"db", "删除/delete", "t3", abi.Deny},
+		{"fs", "read", "mcp__fs__read", abi.Allow},
+	} {
+		d, err := p.Policy(context.Background(), &abi.PolicyRequest{Server: tc.server, Tool: tc.tool, Name: tc.name})
+		if err != nil || d.Decision != tc.want {
+			t.Errorf("%s:%s: %+v %v, want %s", tc.server, tc.tool, d, err, tc.want)
+		}
+	}
+}
+
 func TestConfirmDestructive(t *testing.T) {
 	yes, no := true, false
 	for _, tc := range []struct {

@@ -7,12 +7,12 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"path"
+	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
-// GlobPolicy allows or denies calls by tool name. Globs (path.Match syntax)
+// GlobPolicy allows or denies calls by tool name. Globs (glob syntax: * crosses / . and :)
 // are matched against both the public name and "server:tool". Deny wins; a
 // non-empty Allow denies everything it does not match.
 type GlobPolicy struct {
@@ -26,8 +26,8 @@ func (GlobPolicy) StageName() string { return "builtin:glob-policy" }
 // Validate reports a bad glob.
 func (p GlobPolicy) Validate() error {
 	for _, g := range append(append([]string{}, p.Allow...), p.Deny...) {
-		if _, err := path.Match(g, ""); err != nil {
-			return fmt.Errorf("builtin: policy: bad glob %q", g)
+		if err := glob.Valid(g); err != nil {
+			return fmt.Errorf("builtin: policy: %w", err)
 		}
 	}
 	return nil
@@ -49,10 +49,10 @@ func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.Poli
 func matchAny(globs []string, req *abi.PolicyRequest) (string, bool) {
 	display := req.Server + ":" + req.Tool
 	for _, g := range globs {
-		if ok, _ := path.Match(g, req.Name); ok {
+		if glob.Match(g, req.Name) {
 			return g, true
 		}
-		if ok, _ := path.Match(g, display); ok {
+		if glob.Match(g, display) {
 			return g, true
 		}
 	}

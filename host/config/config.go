@@ -69,7 +69,7 @@ type Names struct {
 	MaxLength int    // default DefaultMaxNameLength
 }
 
-// ToolFilter is a per-server allow/deny list of tool-name globs (path.Match syntax).
+// ToolFilter is a per-server allow/deny list of tool-name globs (glob syntax: * matches any run of characters, / . : _ included).
 // An empty Allow allows every tool; Deny wins over Allow.
 type ToolFilter struct {
 	Allow []string

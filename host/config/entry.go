@@ -3,9 +3,9 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"math"
 	"net/url"
-	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -801,8 +801,8 @@ func (d *decoder) globs(field string, v any) []string {
 			d.fail(field, "empty glob")
 			continue
 		}
-		if _, err := path.Match(g, ""); err != nil {
-			d.fail(field, "bad glob %q (path.Match syntax: * ? [abc])", g)
+		if err := glob.Valid(g); err != nil {
+			d.fail(field, "%v (syntax: * ? [abc])", err)
 			continue
 		}
 		out = append(out, g)

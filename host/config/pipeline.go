@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"path"
+	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // Policy configures the built-in policy stages, which run before any policy
@@ -52,8 +52,8 @@ func applyPolicy(p *Policy, l *layer) error {
 			return nil
 		}
 		for _, g := range list {
-			if _, err := path.Match(g, ""); err != nil {
-				errs = append(errs, fmt.Errorf("config: %s: policy.%s: bad glob %q", l.source, k, g))
+			if err := glob.Valid(g); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s: policy.%s: %w", l.source, k, err))
 				return nil
 			}
 		}

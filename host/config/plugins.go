@@ -3,7 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"path"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,7 +68,7 @@ type Plugin struct {
 	// Hooks limits the plugin to these hooks; empty means every hook its
 	// mcphost_describe lists.
 	Hooks []abi.Hook
-	// Servers are globs (path.Match syntax) of the server ids the plugin
+	// Servers are globs of the server ids the plugin
 	// applies to; empty means all.
 	Servers []string
 	// Config is handed to the guest as Extism config (config_get). Values
@@ -351,8 +351,8 @@ func decodePlugin(e *pluginEntry, lookup func(string) (string, bool)) *Plugin {
 				fail("servers", "empty glob")
 				continue
 			}
-			if _, err := path.Match(g, ""); err != nil {
-				fail("servers", "bad glob %q (path.Match syntax: * ? [abc])", g)
+			if err := glob.Valid(g); err != nil {
+				fail("servers", "%v (syntax: * ? [abc])", err)
 				continue
 			}
 			p.Servers = append(p.Servers, g)
@@ -445,13 +445,12 @@ func listOf(v any) ([]string, bool) {
 	return scalarList(v)
 }
 
-// AllowedHost checks an allowed_hosts entry: a host-name glob (path.Match
+// AllowedHost checks an allowed_hosts entry: a host-name glob (pdk/glob
 // syntax) with no scheme, port or path. It returns the entry as the
 // configuration keeps it (trimmed, lower-cased).
 func AllowedHost(h string) (string, bool) {
 	g := strings.ToLower(strings.TrimSpace(h))
-	_, err := path.Match(g, "")
-	return g, g != "" && err == nil && hostGlobPattern.MatchString(g)
+	return g, g != "" && glob.Valid(g) == nil && hostGlobPattern.MatchString(g)
 }
 
 func decodeLimits(v any, lim *PluginLimits, fail func(field, format string, args ...any)) {

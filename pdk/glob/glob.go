@@ -12,6 +12,9 @@
 // "fs/delete_file" must not walk past a deny list of "*delete*". Matching is
 // case-sensitive and takes time proportional to len(pattern)*len(name) at
 // worst (no exponential backtracking), so a hostile name cannot stall it.
+//
+// It uses the standard library only, so a Go plugin (TinyGo too) can import
+// it and match exactly as the host does.
 package glob
 
 import (
