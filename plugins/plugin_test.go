@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -412,7 +413,14 @@ func TestPoolWaitsWithContext(t *testing.T) {
 	defer p.Close(context.Background())
 	busy := make(chan error)
 	go func() { _, err := p.Policy(context.Background(), longReq); busy <- err }()
-	time.Sleep(100 * time.Millisecond) // let it take the only instance
+	// Wait until the looping call holds the only instance.
+	deadline := time.Now().Add(30 * time.Second)
+	for st := p.Stats(); st.Calls < 1 || st.InstancesCreated < 1 || st.Idle != 0; st = p.Stats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first call never took the instance: %+v", st)
+		}
+		runtime.Gosched()
+	}
 	c, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = p.Policy(c, shortReq)
