@@ -78,6 +78,7 @@ fuzz ./plugins FuzzParseModule 20000
 fuzz ./plugins FuzzOpen 5000
 fuzz ./plugins/internal/kernel FuzzMemory 20000
 fuzz ./internal/jsonscan FuzzDepth 20000
+fuzz ./pdk/glob FuzzMatch 20000
 
 # Last, so that its summary closes the run.
 step "go test -race ./..."
