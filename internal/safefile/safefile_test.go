@@ -1,0 +1,74 @@
+package safefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.yaml")
+	if err := os.WriteFile(plain, []byte("servers: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(plain, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{plain, link} {
+		data, err := ReadFile(p, 1<<20)
+		if err != nil || string(data) != "servers: {}\n" {
+			t.Errorf("ReadFile(%s) = %q, %v", p, data, err)
+		}
+	}
+	if _, err := ReadFile(plain, 4); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), plain) {
+		t.Errorf("over the cap: %v", err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing"), 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := ReadFile(dir, 10); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+// A FIFO with no writer would block a plain open for ever, and /dev/zero
+// never ends: both are refused at once.
+func TestReadFileRefusesFIFOAndDevices(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or /dev/zero on Windows")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	linkToFIFO := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(fifo, linkToFIFO); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, linkToFIFO, "/dev/zero", "/dev/urandom"} {
+		_, err := ReadFile(p, 4<<20)
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), p) {
+			t.Errorf("ReadFile(%s): %v, want not a regular file", p, err)
+		}
+		if err := Check(p, 4<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Check(%s): %v", p, err)
+		}
+	}
+}
+
+func TestReadAllCaps(t *testing.T) {
+	if _, err := ReadAll(strings.NewReader(strings.Repeat("x", 11)), "stdin", 10); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "stdin") {
+		t.Errorf("ReadAll over cap: %v", err)
+	}
+	if data, err := ReadAll(strings.NewReader("0123456789"), "stdin", 10); err != nil || len(data) != 10 {
+		t.Errorf("ReadAll at cap: %q %v", data, err)
+	}
+}
