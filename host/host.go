@@ -117,6 +117,9 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 			continue
 		}
 		sc = withDefaults(sc)
+		if err := config.CheckServerID(sc.ID); err != nil && sc.Err == nil {
+			sc.Err = fmt.Errorf("host: server %q: %w", sc.ID, err)
+		}
 		if inProcess[sc.ID] {
 			// A configured entry for an in-process server supplies its
 			// settings (timeouts, tool filters, enabled).
@@ -135,8 +138,8 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 		sc := withDefaults(&config.Server{
 			ID: ip.id, Transport: config.TransportInProcess, Enabled: true, Source: "library",
 		})
-		if !config.ValidID(ip.id) {
-			sc.Err = fmt.Errorf("host: in-process server id %q must match ^[a-zA-Z0-9_-]{1,64}$", ip.id)
+		if err := config.CheckServerID(ip.id); err != nil {
+			sc.Err = fmt.Errorf("host: in-process server: %w", err)
 		}
 		if err := add(sc); err != nil {
 			return nil, err

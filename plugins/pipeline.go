@@ -29,6 +29,10 @@ func NewPipeline(ctx context.Context, cfg *config.Config, opts Options) (*Pipeli
 	if len(pol.Allow) > 0 || len(pol.Deny) > 0 {
 		p.stages = append(p.stages, host.StageConfig{Stage: builtin.GlobPolicy{Allow: pol.Allow, Deny: pol.Deny}})
 	}
+	// A project's allow list narrows the user's: a call must match each.
+	for _, allow := range pol.AllowAlso {
+		p.stages = append(p.stages, host.StageConfig{Stage: builtin.GlobPolicy{Allow: allow}})
+	}
 	if pol.ConfirmDestructive {
 		p.stages = append(p.stages, host.StageConfig{Stage: builtin.ConfirmDestructive{AssumeDestructive: pol.AssumeDestructive, Except: pol.ConfirmExcept}})
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins/internal/kernel"
 )
@@ -269,26 +269,11 @@ func (p *Plugin) load(ctx context.Context, opts Options) *Error {
 }
 
 func readWasm(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxWasmBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxWasmBytes {
+	data, err := safefile.ReadFile(path, maxWasmBytes)
+	if errors.Is(err, safefile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than %d MiB", path, maxWasmBytes/mib)
 	}
-	return data, nil
+	return data, err
 }
 
 func exportedHooks(info *moduleInfo) map[abi.Hook]bool {

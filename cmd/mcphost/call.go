@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/user"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -115,7 +115,11 @@ func progressLine(p host.Progress) string {
 	return oneLine(line, 100)
 }
 
-// readArgs parses the --args value: inline JSON, @file or - (stdin).
+// maxArgsBytes caps the arguments read from a file or standard input.
+const maxArgsBytes = 64 << 20
+
+// readArgs parses the --args value: inline JSON, @file (a regular file) or -
+// (stdin), each at most maxArgsBytes.
 func readArgs(v string, stdin io.Reader) (map[string]any, error) {
 	var data []byte
 	switch {
@@ -125,13 +129,13 @@ func readArgs(v string, stdin io.Reader) (map[string]any, error) {
 		if stdin == nil {
 			stdin = strings.NewReader("")
 		}
-		b, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
+		b, err := safefile.ReadAll(stdin, "standard input", maxArgsBytes)
 		if err != nil {
-			return nil, fmt.Errorf("--args -: reading stdin: %w", err)
+			return nil, fmt.Errorf("--args -: %w", err)
 		}
 		data = b
 	case strings.HasPrefix(v, "@"):
-		b, err := os.ReadFile(v[1:])
+		b, err := safefile.ReadFile(v[1:], maxArgsBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--args %s: %w (write @FILE with the path of a JSON file)", v, err)
 		}

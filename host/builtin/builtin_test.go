@@ -52,6 +52,16 @@ func TestGlobPolicyStarCrossesSeparators(t *testing.T) {
 	}
 }
 
+// A deny written against the default names keeps matching when another
+// scheme or a map_names plugin renames the tool.
+func TestGlobPolicyMatchesDefaultNameAfterRenaming(t *testing.T) {
+	p := GlobPolicy{Deny: []string{"mcp__ev__echo"}}
+	d, err := p.Policy(context.Background(), &abi.PolicyRequest{Server: "ev", Tool: "echo", Name: "echo"})
+	if err != nil || d.Decision != abi.Deny {
+		t.Fatalf("renamed tool: %+v %v, want deny", d, err)
+	}
+}
+
 func TestConfirmDestructive(t *testing.T) {
 	yes, no := true, false
 	for _, tc := range []struct {

@@ -12,9 +12,10 @@ import (
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
-// GlobPolicy allows or denies calls by tool name. Globs (glob syntax: * crosses / . and :)
-// are matched against both the public name and "server:tool". Deny wins; a
-// non-empty Allow denies everything it does not match.
+// GlobPolicy allows or denies calls by tool name. Globs (pdk/glob syntax:
+// '*' crosses '/', '.' and ':') are matched against the public name,
+// "server:tool" and "mcp__server__tool". Deny wins; a non-empty Allow denies
+// everything it does not match.
 type GlobPolicy struct {
 	Allow []string
 	Deny  []string
@@ -46,14 +47,17 @@ func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.Poli
 	return &abi.PolicyDecision{Decision: abi.Allow}, nil
 }
 
+// matchAny matches the tool's public name, its "server:tool" and its name
+// under the default scheme ("mcp__server__tool"): a rule means the same
+// tools whatever the naming scheme or a map_names plugin calls them, so a
+// renaming cannot walk a tool past a deny.
 func matchAny(globs []string, req *abi.PolicyRequest) (string, bool) {
-	display := req.Server + ":" + req.Tool
+	forms := [...]string{req.Name, req.Server + ":" + req.Tool, "mcp__" + req.Server + "__" + req.Tool}
 	for _, g := range globs {
-		if glob.Match(g, req.Name) {
-			return g, true
-		}
-		if glob.Match(g, display) {
-			return g, true
+		for _, name := range forms {
+			if glob.Match(g, name) {
+				return g, true
+			}
 		}
 	}
 	return "", false

@@ -61,6 +61,10 @@ type Config struct {
 	// ProjectDir is the absolute project directory that was searched for
 	// project files (LoadOptions.WorkDir), for UntrustedHint.
 	ProjectDir string
+	// Warnings are problems that did not stop the load: a broken project
+	// file that is not trusted (ignored), a project setting that would
+	// widen the user's own configuration (ignored). Each names its file.
+	Warnings []string
 }
 
 // Names configures public tool names.

@@ -50,6 +50,26 @@ var idPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // tool names, which providers limit to ^[a-zA-Z0-9_-]{1,64}$.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
+// ReservedServerID names mcphost's own resources (mcphost://results/<id>):
+// no configured server may take it.
+const ReservedServerID = "mcphost"
+
+// CheckServerID says what is wrong with a server id, or nil. Beyond
+// ValidID, an id may not contain "__", the separator of public names
+// (mcp__SERVER__TOOL), which would let one server's tools pass for
+// another's, and may not be the reserved id "mcphost".
+func CheckServerID(id string) error {
+	switch {
+	case !ValidID(id):
+		return fmt.Errorf("bad id %q: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -)", id)
+	case strings.Contains(id, "__"):
+		return fmt.Errorf("bad id %q: it must not contain \"__\", the separator of public tool names (mcp__SERVER__TOOL); use one _ or -", id)
+	case strings.EqualFold(id, ReservedServerID):
+		return fmt.Errorf("id %q is reserved for mcphost's own resources (mcphost://results/...); choose another", id)
+	}
+	return nil
+}
+
 var (
 	protocolPattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 	headerPattern   = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -253,12 +273,28 @@ type mergedServer struct {
 // merge key by key, anything else a higher layer sets replaces the lower
 // value. This is koanf's merge rule, with the origin of every value kept so
 // that errors name the file the offending value came from.
-func mergeServers(layers []*layer) []*mergedServer {
+//
+// A project file (trusted or not) cannot change a server that the user's
+// own files define: it may switch it on or off, add tools.deny globs and
+// tune its timeouts (projectTuning); anything else it says about that
+// server is ignored with a warning. Else a
+// cloned repository could point the user's server, with the user's headers
+// and environment, at a URL or program of its choosing, or lift its deny list.
+func mergeServers(layers []*layer, warn func(string, ...any)) []*mergedServer {
 	byID := map[string]*mergedServer{}
+	userDefined := map[string]bool{}
 	var ids []string
 	for li, l := range layers {
 		for _, id := range sortedKeys(l.servers) {
 			e := l.servers[id]
+			if l.fromProject() && userDefined[id] {
+				e = restrictProjectEntry(l, id, e, byID[id], warn)
+				if len(e.fields) == 0 && len(e.errs) == 0 {
+					continue
+				}
+			} else if !l.fromProject() {
+				userDefined[id] = true
+			}
 			ms := byID[id]
 			if ms == nil {
 				ms = &mergedServer{id: id, fields: map[string]any{}, origins: map[string]int{}}
@@ -277,6 +313,67 @@ func mergeServers(layers []*layer) []*mergedServer {
 	out := make([]*mergedServer, len(ids))
 	for i, id := range ids {
 		out[i] = byID[id]
+	}
+	return out
+}
+
+// projectTuning are the fields of a user's server that a trusted project
+// file may set: they change how long mcphost waits, not what runs where.
+var projectTuning = []string{"startup_timeout", "request_timeout", "health_interval", "reconnect"}
+
+// restrictProjectEntry keeps what a project layer may say about a server
+// that the user's files define: enabled, tools.deny added to the deny globs
+// already there, and (trusted only) projectTuning.
+func restrictProjectEntry(l *layer, id string, e *layerEntry, ms *mergedServer, warn func(string, ...any)) *layerEntry {
+	out := &layerEntry{fields: map[string]any{}, errs: e.errs}
+	var ignored []string
+	for _, k := range sortedKeys(e.fields) {
+		v := e.fields[k]
+		switch {
+		case k == "enabled" && (!l.untrusted || !isTrue(v)):
+			// Switching a server off needs no trust.
+			out.fields[k] = v
+		case isField(k, projectTuning) && !l.untrusted:
+			out.fields[k] = v
+		case k == "tools" && !l.untrusted:
+			tm, _ := v.(map[string]any)
+			for _, tk := range sortedKeys(tm) {
+				if tk != "deny" {
+					ignored = append(ignored, "tools."+tk)
+					continue
+				}
+				deny, ok := asStringList(tm[tk])
+				if !ok {
+					ignored = append(ignored, "tools.deny")
+					continue
+				}
+				if ms != nil {
+					if prev, ok := ms.fields["tools"].(map[string]any); ok {
+						before, _ := asStringList(prev["deny"])
+						deny = append(append([]string{}, before...), deny...)
+					}
+				}
+				out.fields["tools"] = map[string]any{"deny": toAnyList(deny)}
+			}
+		default:
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 {
+		warn("config: %s: server %q: %s ignored: the server is defined in your own configuration, and a project file may only switch it on or off, add tools.deny and change its timeouts (use another id for a project server)", l.source, id, strings.Join(ignored, ", "))
+	}
+	return out
+}
+
+func isTrue(v any) bool {
+	b, ok := asBool(v)
+	return !ok || b
+}
+
+func toAnyList(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
 	}
 	return out
 }
@@ -382,8 +479,8 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 		Untrusted:       ms.untrusted,
 	}
 	d.errs = append(d.errs, ms.errs...)
-	if !ValidID(ms.id) {
-		d.errs = append(d.errs, entryError(s.Source, ms.id, "", "bad id: it must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, _ and -)"))
+	if err := CheckServerID(ms.id); err != nil {
+		d.errs = append(d.errs, entryError(s.Source, ms.id, "", err.Error()))
 	}
 	f := ms.fields
 
@@ -627,7 +724,14 @@ func (d *decoder) stringMap(field string, badKey func(string) string) map[string
 			d.fail(p, "value must be a string")
 			continue
 		}
-		out[k], _ = d.expand(p, s)
+		val, _ := d.expand(p, s)
+		if field == "headers" && strings.ContainsAny(val, "\r\n\x00") {
+			// A line break would start another header (or a body) on the
+			// wire. The value itself is never quoted: it may be a secret.
+			d.fail(p, "the value contains a line break (CR or LF) or NUL, which no HTTP header may hold; write it on one line")
+			continue
+		}
+		out[k] = val
 	}
 	return out
 }

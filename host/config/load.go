@@ -16,6 +16,8 @@ import (
 	ktoml "github.com/knadh/koanf/parsers/toml/v2"
 	kyaml "github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/v2"
+
+	"github.com/mcphost/mcphost/internal/safefile"
 )
 
 // File names. The global and project files may be written in any of the
@@ -65,6 +67,12 @@ type resolved struct {
 	configFile string
 	env        map[string]string
 	overrides  map[string]any
+	// warnings collects what reading and merging ignored (Config.Warnings).
+	warnings []string
+}
+
+func (r *resolved) warn(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
 }
 
 func (o LoadOptions) resolve() (*resolved, error) {
@@ -145,6 +153,11 @@ type layer struct {
 	trusted   []trustRecord // global file only
 }
 
+// fromProject reports whether the layer comes from the project directory,
+// which a cloned repository controls: such a layer can add servers and
+// tighten the user's configuration, never widen it.
+func (l *layer) fromProject() bool { return l.kind == kindProject || l.kind == kindMCPJSON }
+
 // layerEntry is one server entry of one layer.
 type layerEntry struct {
 	fields map[string]any // canonical field names
@@ -205,7 +218,7 @@ func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
 	errs = append(errs, perrs...)
 
 	if r.configFile != "" {
-		data, err := os.ReadFile(r.configFile)
+		data, err := readConfigFile(r.configFile)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("config: --config: %w", unwrapPathError(err, r.configFile)))
 		} else {
@@ -236,6 +249,17 @@ func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
 	return layers, files, nil
 }
 
+// MaxConfigBytes caps every configuration file mcphost reads: some come
+// from cloned repositories.
+const MaxConfigBytes = 4 << 20
+
+// readConfigFile reads a configuration file: a regular file (a symlink is
+// followed) of at most MaxConfigBytes. A FIFO, a device or a huge file is an
+// error at once, never a hang.
+func readConfigFile(path string) ([]byte, error) {
+	return safefile.ReadFile(path, MaxConfigBytes)
+}
+
 func unwrapPathError(err error, path string) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -255,7 +279,7 @@ func readGlobal(r *resolved) (*layer, []error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if err != nil {
 		return nil, []error{fmt.Errorf("config: %w", unwrapPathError(err, path))}
 	}
@@ -278,7 +302,7 @@ func readProjectFiles(dir string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, name := range projectFiles() {
 		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
+		data, err := readConfigFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -290,10 +314,17 @@ func readProjectFiles(dir string) (map[string][]byte, error) {
 	return out, nil
 }
 
+// readProject reads the project layers. A project that is not trusted
+// cannot stop mcphost: a file of it that cannot be read or parsed is a
+// warning and the project is left out (a cloned repository may carry
+// anything). A trusted project's broken file stays an error, as the
+// global file's does: the user vouched for it and must see it.
 func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 	contents, err := readProjectFiles(r.workDir)
 	if err != nil {
-		return nil, []error{err}
+		// Unreadable files cannot be hashed, so the project is not trusted.
+		r.warn("%v; the project's servers are ignored (the project is not trusted)", err)
+		return nil, nil
 	}
 	if len(contents) == 0 {
 		return nil, nil
@@ -301,6 +332,17 @@ func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 	// Read once and hash what was read, so that the trust decision is about
 	// exactly the bytes that are loaded.
 	isTrusted := matchTrust(trusted, r.workDir, hashProject(contents))
+	if !isTrusted {
+		layers, errs := readProjectLayers(r, contents, true)
+		for _, err := range errs {
+			r.warn("%v; the file is ignored (the project is not trusted)", err)
+		}
+		return layers, nil
+	}
+	return readProjectLayers(r, contents, false)
+}
+
+func readProjectLayers(r *resolved, contents map[string][]byte, untrusted bool) ([]*layer, []error) {
 	var native []string
 	for _, ext := range fileExts {
 		if _, ok := contents[projectBase+ext]; ok {
@@ -315,7 +357,7 @@ func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 		errs   []error
 	)
 	if len(native) == 1 && !sameFile(native[0], r.configFile) {
-		l, lerrs := parseLayer(kindProject, native[0], contents[filepath.Base(native[0])], !isTrusted)
+		l, lerrs := parseLayer(kindProject, native[0], contents[filepath.Base(native[0])], untrusted)
 		errs = append(errs, lerrs...)
 		if l != nil {
 			layers = append(layers, l)
@@ -324,7 +366,7 @@ func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 	if data, ok := contents[MCPJSONFile]; ok {
 		p := filepath.Join(r.workDir, MCPJSONFile)
 		if !sameFile(p, r.configFile) {
-			l, lerrs := parseLayer(kindMCPJSON, p, data, !isTrusted)
+			l, lerrs := parseLayer(kindMCPJSON, p, data, untrusted)
 			errs = append(errs, lerrs...)
 			if l != nil {
 				layers = append(layers, l)
@@ -585,20 +627,25 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 	}
 	var errs []error
 	for _, l := range layers {
+		if l.untrusted {
+			// An untrusted file contributes servers (shown as untrusted,
+			// never started) and nothing else.
+			continue
+		}
 		if err := applyNames(&cfg.Names, l); err != nil {
 			errs = append(errs, err)
 		}
-		if err := applyPolicy(&cfg.Policy, l); err != nil {
+		if err := applyPolicy(&cfg.Policy, l, r.warn); err != nil {
 			errs = append(errs, err)
 		}
-		if err := applyResults(&cfg.Results, l); err != nil {
+		if err := applyResults(&cfg.Results, l, r.warn); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	merged := mergeServers(layers)
+	merged := mergeServers(layers, r.warn)
 	cfg.Servers = make([]*Server, 0, len(merged))
 	for _, ms := range merged {
 		if only != nil && !only(ms.id) {
@@ -608,5 +655,6 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
 	cfg.Plugins = buildPlugins(layers, r.lookup)
+	cfg.Warnings = r.warnings
 	return cfg, nil
 }

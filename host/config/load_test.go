@@ -68,6 +68,30 @@ func (e *testEnv) load() *Config {
 	return cfg
 }
 
+// loadWarnings loads, wanting success, and returns the warnings joined.
+func (e *testEnv) loadWarnings() string {
+	e.t.Helper()
+	return strings.Join(e.load().Warnings, "\n")
+}
+
+// wantProjectProblem: while the project is untrusted, a broken project file
+// is a warning naming the file and everything else loads; once trusted it
+// is an error as the global file's would be.
+func (e *testEnv) wantProjectProblem(parts ...string) {
+	e.t.Helper()
+	w := e.loadWarnings()
+	for _, p := range parts {
+		if !strings.Contains(w, p) {
+			e.t.Errorf("warnings %q do not contain %q", w, p)
+		}
+	}
+	if !strings.Contains(w, "not trusted") {
+		e.t.Errorf("warnings %q do not say the project is not trusted", w)
+	}
+	e.trust()
+	wantErrContains(e.t, e.loadErr(), parts...)
+}
+
 func (e *testEnv) loadErr() error {
 	e.t.Helper()
 	cfg, err := Load(e.opts())
@@ -323,8 +347,11 @@ func TestLayerPrecedence(t *testing.T) {
 		source string // "global", "project", "mcpjson", "explicit", "env", "flags"
 	}{
 		{"global only", layerSet{global: true}, "global", "global"},
-		{"project over global", layerSet{global: true, project: true}, "project", "project"},
-		{".mcp.json over project", layerSet{global: true, project: true, mcpjson: true}, "mcpjson", "mcpjson"},
+		// A project file cannot change the user's server (see
+		// TestProjectCannotChangeUserServer).
+		{"project under global", layerSet{global: true, project: true}, "global", "global"},
+		{".mcp.json under global", layerSet{global: true, project: true, mcpjson: true}, "global", "global"},
+		{".mcp.json over project", layerSet{project: true, mcpjson: true}, "mcpjson", "mcpjson"},
 		{"--config over .mcp.json", layerSet{true, true, true, true, false, false}, "explicit", "explicit"},
 		{"env over --config", layerSet{true, true, true, true, true, false}, "env", "env"},
 		{"flags over env", layerSet{true, true, true, true, true, true}, "flags", "flags"},
@@ -360,6 +387,9 @@ func TestLayerPrecedence(t *testing.T) {
 				opts.Overrides = map[string]any{"servers.s.args": []string{"flags"}}
 			}
 			e.trust()
+			if g := filepath.Join(e.global, "config.yaml"); !tc.set.global && (tc.set.project || tc.set.mcpjson) {
+				wantFiles = append([]string{g}, wantFiles...) // trust wrote it
+			}
 			cfg, err := Load(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -413,8 +443,12 @@ servers:
 	if gh.Command != "gh-mcp" || gh.RequestTimeout != 5*time.Second || gh.Source != proj {
 		t.Fatalf("github = %+v", gh)
 	}
-	if !reflect.DeepEqual(gh.Env, map[string]string{"A": "1", "B": "20", "C": "30"}) {
+	// The project's env for the user's server is ignored, with a warning.
+	if !reflect.DeepEqual(gh.Env, map[string]string{"A": "1", "B": "2"}) {
 		t.Fatalf("env = %v", gh.Env)
+	}
+	if w := strings.Join(cfg.Warnings, "\n"); !strings.Contains(w, proj) || !strings.Contains(w, `server "github": env ignored`) {
+		t.Fatalf("warnings = %q", w)
 	}
 	if !reflect.DeepEqual(gh.Tools, ToolFilter{Allow: []string{"*"}, Deny: []string{"delete_*"}}) {
 		t.Fatalf("tools = %+v", gh.Tools)
@@ -698,13 +732,16 @@ func TestBadIDs(t *testing.T) {
 func TestUnknownTopLevelKey(t *testing.T) {
 	e := newEnv(t)
 	p := e.writeProject(".mcphost.yaml", "server:\n  a: {command: x}\n")
-	wantErrContains(t, e.loadErr(), p, `unknown top-level key "server"`, `did you mean "servers"?`)
+	e.wantProjectProblem(p, `unknown top-level key "server"`, `did you mean "servers"?`)
+	e = newEnv(t)
+	p = e.writeGlobal("config.yaml", "server:\n  a: {command: x}\n")
+	wantErrContains(t, e.loadErr(), p, `unknown top-level key "server"`)
 }
 
 func TestTrustedProjectsOnlyGlobal(t *testing.T) {
 	e := newEnv(t)
 	p := e.writeProject(".mcphost.yaml", "trusted_projects: [{path: /x, sha256: y}]\n")
-	wantErrContains(t, e.loadErr(), p, "trusted_projects", "global")
+	e.wantProjectProblem(p, "trusted_projects", "global")
 }
 
 func TestTwoFilesOfOneLayer(t *testing.T) {
@@ -716,7 +753,7 @@ func TestTwoFilesOfOneLayer(t *testing.T) {
 	e = newEnv(t)
 	a = e.writeProject(".mcphost.yml", "")
 	b = e.writeProject(".mcphost.toml", "")
-	wantErrContains(t, e.loadErr(), a, b)
+	e.wantProjectProblem(a, b)
 }
 
 func TestParseErrorsNameFileAndLine(t *testing.T) {
@@ -736,8 +773,13 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
+			e.writeGlobal("config.yaml", "servers:\n  global: {command: x}\n")
 			p := e.writeProject(tc.name, tc.content)
-			wantErrContains(t, e.loadErr(), "config: "+p, tc.want)
+			// Untrusted: a warning, and the global server still loads.
+			if s := server(t, e.load(), "global"); s.Err != nil {
+				t.Fatal(s.Err)
+			}
+			e.wantProjectProblem("config: "+p, tc.want)
 		})
 	}
 }
@@ -958,11 +1000,16 @@ func TestTrustLifecycle(t *testing.T) {
 			t.Fatalf("IsTrusted = %v, %v; want %v", ok, err, wantTrusted)
 		}
 		cfg := e.load()
-		for _, id := range []string{"p", "c", "g"} {
+		for _, id := range []string{"p", "c"} {
 			s := server(t, cfg, id)
 			if s.Untrusted == wantTrusted || s.Err != nil {
 				t.Fatalf("%s: Untrusted = %v, Err = %v; want untrusted %v", id, s.Untrusted, s.Err, !wantTrusted)
 			}
+		}
+		// The user's own server g runs as the user wrote it, trusted or
+		// not: the project's args for it are ignored.
+		if g := server(t, cfg, "g"); g.Untrusted || g.Err != nil || len(g.Args) != 0 {
+			t.Fatalf("g = %+v", g)
 		}
 	}
 	check(false)

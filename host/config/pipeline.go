@@ -1,18 +1,26 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
+
 	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // Policy configures the built-in policy stages, which run before any policy
 // plugin. Layers can only tighten it: deny globs from every layer apply,
-// confirm_destructive once set stays set, and the allow list is the highest
-// layer's. Untrusted project files do not contribute.
+// confirm_destructive once set stays set, the allow list is the highest of
+// the user's own layers' (global file, --config, environment, flags), and a
+// project file's allow list narrows it further (AllowAlso). A project file
+// cannot exempt tools from confirmation. Untrusted project files do not
+// contribute.
 type Policy struct {
 	// Allow: when not empty, only tools matching one of these globs (public
 	// name or server:tool) may be called.
 	Allow []string
+	// AllowAlso holds the allow lists of project files: a call must match
+	// each of them as well as Allow.
+	AllowAlso [][]string
 	// Deny: tools matching any of these globs may not be called.
 	Deny []string
 	// ConfirmDestructive asks for a confirmation before tools annotated
@@ -34,13 +42,17 @@ type Results struct {
 	StoreBytes int
 }
 
+// defaultStoreBytes mirrors builtin.DefaultResultStoreBytes (config does
+// not import the host's packages).
+const defaultStoreBytes = 64 << 20
+
 var (
 	policyFields  = []string{"allow", "deny", "confirm_destructive", "assume_destructive", "confirm_except"}
 	resultsFields = []string{"max_bytes", "store_bytes"}
 )
 
 // applyPolicy merges one layer's policy section into p.
-func applyPolicy(p *Policy, l *layer) error {
+func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
 	if l.policy == nil || l.untrusted {
 		return nil
 	}
@@ -70,6 +82,12 @@ func applyPolicy(p *Policy, l *layer) error {
 		v := l.policy[k]
 		switch k {
 		case "allow":
+			if l.fromProject() {
+				if list := globs(k, v); len(list) > 0 {
+					p.AllowAlso = append(p.AllowAlso, list)
+				}
+				continue
+			}
 			p.Allow = globs(k, v)
 		case "deny":
 			p.Deny = append(p.Deny, globs(k, v)...)
@@ -78,7 +96,14 @@ func applyPolicy(p *Policy, l *layer) error {
 		case "assume_destructive":
 			p.AssumeDestructive = p.AssumeDestructive || flag(k, v)
 		case "confirm_except":
-			p.ConfirmExcept = globs(k, v)
+			list := globs(k, v)
+			if l.fromProject() {
+				if len(list) > 0 {
+					warn("config: %s: policy.confirm_except is ignored: a project file can ask for more confirmations, not fewer (set it in the global file)", l.source)
+				}
+				continue
+			}
+			p.ConfirmExcept = list
 		default:
 			errs = append(errs, fmt.Errorf("config: %s: policy: unknown field %q%s", l.source, k, suggest(k, policyFields)))
 		}
@@ -90,7 +115,7 @@ func applyPolicy(p *Policy, l *layer) error {
 }
 
 // applyResults merges one layer's results section into r.
-func applyResults(r *Results, l *layer) error {
+func applyResults(r *Results, l *layer, warn func(string, ...any)) error {
 	if l.results == nil || l.untrusted {
 		return nil
 	}
@@ -102,10 +127,21 @@ func applyResults(r *Results, l *layer) error {
 			errs = append(errs, fmt.Errorf("config: %s: results.%s: %s must be a whole number of bytes, 0 or more", l.source, k, quoteValue(v)))
 			continue
 		}
+		// A project file may only lower the limits (0 means no cap).
+		lowers := func(cur int) bool { return !l.fromProject() || (i > 0 && (cur == 0 || int(i) <= cur)) }
 		switch k {
 		case "max_bytes":
+			if !lowers(r.MaxBytes) {
+				warn("config: %s: results.max_bytes is ignored: a project file can lower the cap, not raise or remove it", l.source)
+				continue
+			}
 			r.MaxBytes = int(i)
 		case "store_bytes":
+			// 0 is the default store (64 MiB), not an unlimited one.
+			if cur := r.StoreBytes; l.fromProject() && (i == 0 || int(i) > cmp.Or(cur, defaultStoreBytes)) {
+				warn("config: %s: results.store_bytes is ignored: a project file can lower it, not raise it", l.source)
+				continue
+			}
 			r.StoreBytes = int(i)
 		default:
 			errs = append(errs, fmt.Errorf("config: %s: results: unknown field %q%s", l.source, k, suggest(k, resultsFields)))

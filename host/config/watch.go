@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"crypto/sha256"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -102,7 +101,7 @@ func Watch(ctx context.Context, opts LoadOptions, interval time.Duration, onChan
 func fingerprint(files []string) [sha256.Size]byte {
 	h := sha256.New()
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readConfigFile(f)
 		if err != nil {
 			continue
 		}

@@ -644,7 +644,7 @@ type fileEdit struct {
 // result atomically. JSON keeps unknown keys but not their order (written
 // with 2-space indent); TOML is decoded and re-encoded, which loses comments.
 func editFile(path string, e fileEdit) error {
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", unwrapPathError(err, path))
 	}

@@ -52,10 +52,10 @@ type item struct {
 // Compile parses a pattern; the error says what is wrong with it.
 func Compile(pattern string) (*Pattern, error) {
 	if len(pattern) > MaxPatternLength {
-		return nil, fmt.Errorf("glob %q: longer than %d bytes", truncate(pattern), MaxPatternLength)
+		return nil, fmt.Errorf("bad glob %q: longer than %d bytes", truncate(pattern), MaxPatternLength)
 	}
 	if !utf8.ValidString(pattern) {
-		return nil, fmt.Errorf("glob %q: not valid UTF-8", pattern)
+		return nil, fmt.Errorf("bad glob %q: not valid UTF-8", pattern)
 	}
 	p := &Pattern{text: pattern}
 	for i := 0; i < len(pattern); {
@@ -71,7 +71,7 @@ func Compile(pattern string) (*Pattern, error) {
 			p.items = append(p.items, item{kind: anyOne})
 		case '\\':
 			if i >= len(pattern) {
-				return nil, fmt.Errorf("glob %q: ends with an escaping backslash (write \\\\ for a backslash)", pattern)
+				return nil, fmt.Errorf("bad glob %q: ends with an escaping backslash (write \\\\ for a backslash)", pattern)
 			}
 			r, w = utf8.DecodeRuneInString(pattern[i:])
 			i += w
@@ -79,7 +79,7 @@ func Compile(pattern string) (*Pattern, error) {
 		case '[':
 			it, n, err := parseClass(pattern[i:])
 			if err != nil {
-				return nil, fmt.Errorf("glob %q: %w", pattern, err)
+				return nil, fmt.Errorf("bad glob %q: %w", pattern, err)
 			}
 			i += n
 			p.items = append(p.items, it)
