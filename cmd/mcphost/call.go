@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/internal/safefile"
+	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -70,7 +71,9 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 					a.termMu.Lock()
 					defer a.termMu.Unlock()
 					if !callDone {
-						fmt.Fprintf(a.stderr, "\r\033[K%s", progressLine(p))
+						// Own terminal control, raw; the line itself is
+						// server text, escaped by progressLine.
+						fmt.Fprintf(termtext.RawOf(a.stderr), "\r\033[K%s", progressLine(p))
 					}
 				}))
 			}
@@ -78,7 +81,7 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 			if showProgress {
 				a.termMu.Lock()
 				callDone = true
-				fmt.Fprint(a.stderr, "\r\033[K")
+				fmt.Fprint(termtext.RawOf(a.stderr), "\r\033[K")
 				a.termMu.Unlock()
 			}
 			if err != nil {

@@ -11,10 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
+// printJSON writes v exactly (the encoder escapes control characters in
+// strings itself), past the terminal escaping of the app's writers.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.RawOf(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -23,9 +26,11 @@ func table(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }
 
-// oneLine shortens s to its first line and at most n runes, for tables.
+// oneLine shortens s to its first line and at most n runes, for tables,
+// with control characters escaped (server text).
 func oneLine(s string, n int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = termtext.Line(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

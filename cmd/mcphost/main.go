@@ -21,6 +21,7 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
+	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/plugins"
 )
 
@@ -95,11 +96,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // newApp returns an app with production defaults; tests set its hooks
 // before calling execute.
+//
+// Everything written to stdout and stderr passes through a termtext.Writer:
+// server text (tool names, descriptions, results, errors) shows control
+// characters escaped, so a server cannot move the cursor, rewrite the
+// screen or set the clipboard (OSC 52). JSON output and mcphost's own
+// terminal control go to the writer underneath (termtext.RawOf).
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	return &app{
-		stdin: stdin, stdout: stdout, stderr: stderr,
+		stdin: stdin, stdout: termtext.NewWriter(stdout), stderr: termtext.NewWriter(stderr),
 		log:        hclog.NewNullLogger(),
 		isTerminal: isTerminal,
+	}
+}
+
+// flush writes out what the escaping writers held back (an incomplete
+// character at the very end).
+func (a *app) flush() {
+	for _, w := range []io.Writer{a.stdout, a.stderr} {
+		if tw, ok := w.(*termtext.Writer); ok {
+			_ = tw.Flush()
+		}
 	}
 }
 
@@ -112,6 +129,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	defer a.flush()
 	if err == nil {
 		return exitOK
 	}
@@ -213,6 +231,9 @@ func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(a.loadOptions())
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", termtext.Line(w))
 	}
 	return cfg, nil
 }
@@ -319,6 +340,9 @@ func (a *app) warnUnavailable(h *host.Host) {
 
 // isTerminal reports whether f is an interactive terminal.
 func isTerminal(v any) bool {
+	if w, ok := v.(io.Writer); ok {
+		v = termtext.RawOf(w)
+	}
 	f, ok := v.(*os.File)
 	if !ok {
 		return false

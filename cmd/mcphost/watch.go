@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 // `mcphost servers --watch`: a live view of every server's state, which
@@ -230,7 +231,7 @@ func (s *serversWatch) events(evs []stampedEvent) error {
 		}
 		buf.WriteString(line + "\n")
 	}
-	_, err := s.w.Write(buf.Bytes())
+	_, err := s.out().Write(buf.Bytes())
 	return err
 }
 
@@ -408,7 +409,6 @@ func (s *serversWatch) draw() error {
 		}
 	}
 	var buf bytes.Buffer
-	buf.WriteString(clearScreen)
 	fmt.Fprintf(&buf, "%s  %d servers: %d ready, %d reconnecting, %d error  |  Ctrl-C to stop  |  config file edits are applied\n\n",
 		now.Format(time.TimeOnly), len(st), ready, reconnecting, failed)
 	tw := table(&buf)
@@ -436,6 +436,11 @@ func (s *serversWatch) draw() error {
 			buf.WriteString(n + "\n")
 		}
 	}
+	// The screen clear is mcphost's own control: raw. The screen's text
+	// holds server text: through the escaping writer.
+	if _, err := io.WriteString(termtext.RawOf(s.w), clearScreen); err != nil {
+		return err
+	}
 	_, err := s.w.Write(buf.Bytes())
 	return err
 }
@@ -443,8 +448,17 @@ func (s *serversWatch) draw() error {
 func (s *serversWatch) emitJSON(v any) error {
 	var buf bytes.Buffer
 	writeJSONLine(&buf, v)
-	_, err := s.w.Write(buf.Bytes())
+	_, err := s.out().Write(buf.Bytes())
 	return err
+}
+
+// out is where lines go: JSON exactly as encoded (the encoder escapes
+// control characters), text through the escaping writer.
+func (s *serversWatch) out() io.Writer {
+	if s.asJSON {
+		return termtext.RawOf(s.w)
+	}
+	return s.w
 }
 
 // writeJSONLine writes v as one line of JSON.
