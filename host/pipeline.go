@@ -1,13 +1,16 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcphost/mcphost/pdk/glob"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -172,10 +175,51 @@ func (h *Host) audit(e AuditEvent) {
 	}
 }
 
+// maxPolicyRounds bounds how often the policy chain runs again after a
+// stage rewrote the arguments.
+const maxPolicyRounds = 4
+
 // applyPolicy runs the policy stages for a call in chain order. The first
-// deny wins; confirm asks the Confirmer; a rewrite replaces the arguments for
-// the stages after it and for the call. It returns the arguments to send.
+// deny wins; a rewrite replaces the arguments for the stages after it. When
+// any stage rewrote the arguments, the whole chain runs again on them, until
+// a round changes nothing: so every policy, built-in or plugin, decided on
+// exactly the arguments that are sent, and a rewrite can never carry a call
+// past a policy that would deny what it became. Confirmations are asked
+// after the last round, showing those final arguments. It returns the
+// arguments to send.
 func (h *Host) applyPolicy(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, error) {
+	for round := 1; ; round++ {
+		next, confirms, err := h.policyRound(ctx, tool, args, caller)
+		if err != nil {
+			return nil, err
+		}
+		if sameArguments(next, args) {
+			for _, c := range confirms {
+				if err := h.askConfirm(ctx, tool, next, c); err != nil {
+					return nil, err
+				}
+			}
+			return next, nil
+		}
+		if round == maxPolicyRounds {
+			return nil, &DeniedError{Stage: "policy chain", Server: tool.Server, Tool: tool.Tool,
+				Reason: fmt.Sprintf("the policy stages still rewrote the arguments after %d rounds; no decision was made on final arguments", maxPolicyRounds)}
+		}
+		args = next
+	}
+}
+
+// pendingConfirm is a "confirm" decision of the last round, asked once the
+// arguments are final.
+type pendingConfirm struct {
+	stage  string
+	reason string
+	ev     AuditEvent
+}
+
+// policyRound runs every policy stage once.
+func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, []pendingConfirm, error) {
+	var confirms []pendingConfirm
 	for _, is := range h.pipeline.stages {
 		if is.policy == nil || !is.appliesTo(tool.Server) {
 			continue
@@ -200,7 +244,7 @@ func (h *Host) applyPolicy(ctx context.Context, tool Tool, args map[string]any, 
 			ev.Outcome = string(abi.Deny)
 			ev.Reason = "the policy stage failed (on_error: deny)"
 			h.audit(ev)
-			return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
+			return nil, nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
 		}
 		ev.Outcome, ev.Reason = string(dec.Decision), dec.Reason
 		if is.shadow() {
@@ -208,29 +252,46 @@ func (h *Host) applyPolicy(ctx context.Context, tool Tool, args map[string]any, 
 			h.audit(ev)
 			continue
 		}
-		switch dec.Decision {
-		case abi.Deny:
+		if dec.Decision == abi.Deny {
 			h.audit(ev)
-			return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
-		case abi.Confirm:
-			ok, why := h.confirm(ctx, ConfirmRequest{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Reason: dec.Reason})
-			if !ok {
-				ev.Outcome = "declined"
-				if why != "" {
-					ev.Reason = why
-				}
-				h.audit(ev)
-				return nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: joinReason(dec.Reason, why)}
-			}
-			ev.Outcome = "confirmed"
+			return nil, nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
 		}
-		if dec.Arguments != nil {
+		if dec.Arguments != nil && !sameArguments(dec.Arguments, args) {
 			args = dec.Arguments
 			ev.Outcome += "+rewrite"
 		}
+		if dec.Decision == abi.Confirm {
+			confirms = append(confirms, pendingConfirm{stage: is.name, reason: dec.Reason, ev: ev})
+			continue // audited once asked
+		}
 		h.audit(ev)
 	}
-	return args, nil
+	return args, confirms, nil
+}
+
+// askConfirm asks the Confirmer about the final arguments.
+func (h *Host) askConfirm(ctx context.Context, tool Tool, args map[string]any, c pendingConfirm) error {
+	ev := c.ev
+	ok, why := h.confirm(ctx, ConfirmRequest{Stage: c.stage, Server: tool.Server, Tool: tool.Tool, Name: tool.Name, Arguments: args, Reason: c.reason})
+	if !ok {
+		ev.Outcome = "declined"
+		if why != "" {
+			ev.Reason = why
+		}
+		h.audit(ev)
+		return &DeniedError{Stage: c.stage, Server: tool.Server, Tool: tool.Tool, Reason: joinReason(c.reason, why)}
+	}
+	ev.Outcome = strings.Replace(ev.Outcome, string(abi.Confirm), "confirmed", 1)
+	h.audit(ev)
+	return nil
+}
+
+// sameArguments compares arguments as JSON (a stage's answer decodes
+// numbers as float64 where the caller may have passed ints).
+func sameArguments(a, b map[string]any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // confirm asks the Confirmer; without one, or when it fails, the answer is no.

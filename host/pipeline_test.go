@@ -176,6 +176,74 @@ func TestPolicyChain(t *testing.T) {
 	}
 }
 
+// A rewrite cannot carry a call past a policy: every policy decides again
+// on the rewritten arguments, and a confirmation shows the final ones.
+func TestPoliciesDecideOnFinalArguments(t *testing.T) {
+	// guard runs first and denies a command of "rm"; a later stage turns
+	// "ls" into "rm".
+	guard := host.StageConfig{Stage: &fakeStage{name: "guard", policy: func(r *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		if r.Arguments["cmd"] == "rm" {
+			return &abi.PolicyDecision{Decision: abi.Deny, Reason: "no rm"}, nil
+		}
+		return &abi.PolicyDecision{Decision: abi.Allow}, nil
+	}}}
+	toRM := host.StageConfig{Stage: &fakeStage{name: "to-rm", policy: func(r *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		return &abi.PolicyDecision{Decision: abi.Allow, Arguments: map[string]any{"cmd": "rm"}}, nil
+	}}}
+	rec := newRecordingServer()
+	h := startHost(t, nil, host.WithInProcessServer("rec", rec.srv), host.WithStages(guard, toRM))
+	_, err := h.CallTool(testContext(t), "rec:echo", map[string]any{"cmd": "ls"})
+	if !errors.Is(err, host.ErrDenied) || !strings.Contains(err.Error(), "no rm") {
+		t.Fatalf("err = %v, want guard's denial of the rewritten arguments", err)
+	}
+	if rec.count() != 0 {
+		t.Fatal("the rewritten call reached the server")
+	}
+
+	// The confirmation (asked by an earlier stage) shows the arguments as
+	// a later stage rewrote them, which are the ones sent.
+	var shown map[string]any
+	confirmFirst := host.StageConfig{Stage: &fakeStage{name: "ask", policy: func(*abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		return &abi.PolicyDecision{Decision: abi.Confirm, Reason: "sure?"}, nil
+	}}}
+	addLimit := host.StageConfig{Stage: &fakeStage{name: "limit", policy: func(r *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		out := map[string]any{"limit": 10.0}
+		for k, v := range r.Arguments {
+			out[k] = v
+		}
+		return &abi.PolicyDecision{Decision: abi.Allow, Arguments: out}, nil
+	}}}
+	asks := 0
+	rec = newRecordingServer()
+	h = startHost(t, nil, host.WithInProcessServer("rec", rec.srv), host.WithStages(confirmFirst, addLimit),
+		host.WithConfirmer(func(_ context.Context, req host.ConfirmRequest) (bool, error) {
+			asks++
+			shown = req.Arguments
+			return true, nil
+		}))
+	res, err := h.CallTool(testContext(t), "rec:echo", map[string]any{"q": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asks != 1 || shown["limit"] != 10.0 || shown["q"] != "x" {
+		t.Errorf("asked %d times, showing %v; want once, with the final arguments", asks, shown)
+	}
+	if got := textOf(t, res); got != `{"limit":10,"q":"x"}` {
+		t.Errorf("server received %s", got)
+	}
+
+	// A stage that never settles is denied, not looped for ever.
+	grow := host.StageConfig{Stage: &fakeStage{name: "grow", policy: func(r *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		n, _ := r.Arguments["n"].(float64)
+		return &abi.PolicyDecision{Decision: abi.Allow, Arguments: map[string]any{"n": n + 1}}, nil
+	}}}
+	rec = newRecordingServer()
+	h = startHost(t, nil, host.WithInProcessServer("rec", rec.srv), host.WithStages(grow))
+	if _, err := h.CallTool(testContext(t), "rec:echo", nil); !errors.Is(err, host.ErrDenied) || !strings.Contains(err.Error(), "rounds") {
+		t.Fatalf("err = %v, want a denial for arguments that never settle", err)
+	}
+}
+
 func TestTransformsComposeAndTruncationKeepsFullResult(t *testing.T) {
 	appendText := func(name, suffix string) *fakeStage {
 		return &fakeStage{name: name, transform: func(r *abi.TransformResultRequest) (*abi.TransformResultResponse, error) {
