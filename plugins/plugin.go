@@ -552,6 +552,11 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 			return nil, false, canceledError(ctx, fail)
 		}
 	}
+	if max := p.limits.MaxOutputBytes; max > 0 && res.OutputLen > uint64(max) {
+		// Named for what it is, even when making so large an output also
+		// ran the guest into its memory cap.
+		return nil, callErr == nil, fail(KindOutput, fmt.Sprintf("output of %d bytes exceeds max_output_bytes %d", res.OutputLen, max), callErr)
+	}
 	if callErr != nil {
 		var exit *sys.ExitError
 		if errors.As(callErr, &exit) {
@@ -739,10 +744,11 @@ func asError(plugin string, hook abi.Hook, err error) *Error {
 }
 
 // strictUnmarshal decodes exactly one JSON value into v, refusing unknown
-// fields and trailing data.
+// fields, trailing data, keys in another letter case than the field's and
+// duplicate keys (see checkKeys).
 func strictUnmarshal(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return errors.New("empty output (want a JSON object)")
+		return errEmptyAnswer
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -751,6 +757,9 @@ func strictUnmarshal(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("invalid output: data after the JSON value")
+	}
+	if err := checkKeys(data, v); err != nil {
+		return fmt.Errorf("invalid output: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }

@@ -227,6 +227,36 @@ func TestHostilePlugins(t *testing.T) {
 			parts: []string{`hook auth: empty output`},
 		},
 		{
+			// A guest that recurses until its stack is exhausted: a
+			// clean trap of this plugin (on_error then decides).
+			name: "stack exhausted", file: "deep-stack",
+			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
+			kind:  KindTrap,
+			parts: []string{`plugins: plugin "deep-stack": hook policy: trapped`, "stack"},
+			fault: true,
+		},
+		{
+			// error_set pointing at no block: the answer fails closed,
+			// even with a return code of 0 and an "allow" output.
+			name: "bad error_set pointer", file: "bad-answers",
+			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
+			kind:  KindTrap,
+			parts: []string{`plugins: plugin "bad-answers": hook policy`, "error_set"},
+			fault: true,
+		},
+		{
+			// An output too large to allocate is reported as over
+			// max_output_bytes, not as the memory cap it also ran into.
+			name: "huge output names the output cap", file: "bad-answers",
+			call: func(p *Plugin) error {
+				_, err := p.TransformResult(context.Background(), &abi.TransformResultRequest{Result: json.RawMessage(`{}`)})
+				return err
+			},
+			kind:  KindOutput,
+			parts: []string{`hook transform_result: output of 1073741824 bytes exceeds max_output_bytes`},
+			fault: true,
+		},
+		{
 			name: "output over max_output_bytes", file: "big-output",
 			edit:  func(s *config.Plugin) { s.Limits.MaxOutputBytes = 1024 },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
@@ -250,7 +280,14 @@ func TestHostilePlugins(t *testing.T) {
 			}
 			// ...and the same plugin's next call works, on a fresh instance
 			// after a fault.
-			if p.Description() != nil && slices.Contains(p.Hooks(), abi.HookPolicy) && tc.file != "big-output" {
+			if failsAgain := tc.file == "deep-stack" || tc.file == "bad-answers"; failsAgain {
+				// Its next call fails the same way: on a fresh instance,
+				// and the worker is not stuck.
+				res, err := p.Invoke(ctx(t), abi.HookPolicy, mustJSON(t, shortReq))
+				if err == nil || !res.FreshInstance {
+					t.Errorf("next call: %v, fresh instance %v; want an error on a fresh instance", err, res.FreshInstance)
+				}
+			} else if p.Description() != nil && slices.Contains(p.Hooks(), abi.HookPolicy) && tc.file != "big-output" {
 				res, err := p.Invoke(ctx(t), abi.HookPolicy, mustJSON(t, shortReq))
 				if err != nil {
 					t.Fatalf("next call: %v", err)

@@ -74,11 +74,13 @@ fuzz ./pdk/internal/wire FuzzDecoders 20000
 fuzz ./pdk/internal/wire FuzzEncode 20000
 fuzz ./pdk/internal/wire FuzzEncodeString 20000
 fuzz ./plugins FuzzDecodeOutput 20000
+fuzz ./plugins FuzzCheckKeys 20000
 fuzz ./plugins FuzzParseModule 20000
 fuzz ./plugins FuzzOpen 5000
 fuzz ./plugins/internal/kernel FuzzMemory 20000
 fuzz ./internal/jsonscan FuzzDepth 20000
 fuzz ./pdk/glob FuzzMatch 20000
+fuzz ./internal/termtext FuzzLine 20000
 
 # Last, so that its summary closes the run.
 step "go test -race ./..."

@@ -209,6 +209,10 @@ type Outcome struct {
 	Output []byte
 	// Error is what the guest set with error_set, "" if nothing.
 	Error string
+	// OutputLen is the length the guest gave output_set, even when the
+	// call then failed (so a caller can tell an oversized output from
+	// another failure).
+	OutputLen uint64
 }
 
 // Call calls the guest's export name with input, bounded by timeout (0:
@@ -262,13 +266,17 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		err = nil
 	}
 	if err != nil {
-		return Outcome{Code: 1}, err
+		return Outcome{Code: 1, OutputLen: i.outputLen}, err
 	}
-	out := Outcome{Code: uint32(i.stack[0])}
+	out := Outcome{Code: uint32(i.stack[0]), OutputLen: i.outputLen}
 	if i.errOff != 0 {
-		if msg, ok := i.mem.bytes(i.errOff); ok {
-			out.Error = string(msg)
+		msg, ok := i.mem.bytes(i.errOff)
+		if !ok {
+			// The guest said it failed but its message cannot be read:
+			// that is still a failure, never a success.
+			return out, fmt.Errorf("kernel: error_set(%d) names no block in the kernel memory", i.errOff)
 		}
+		out.Error = string(msg)
 	}
 	if i.outputLen > 0 {
 		data := i.mem.span(i.output, i.outputLen)
