@@ -199,3 +199,51 @@ func TestConfigFilesThatAreNotFiles(t *testing.T) {
 	_, err = Load(opts)
 	wantErrContains(t, err, "--config", "/dev/urandom", "not a regular file")
 }
+
+// The trust hash covers the plugins a project file loads: swapping the
+// .wasm file untrusts the project; putting the same bytes back trusts it
+// again.
+func TestTrustCoversProjectPlugins(t *testing.T) {
+	e := newEnv(t)
+	wasm := filepath.Join(e.work, "plugins", "p.wasm")
+	if err := os.MkdirAll(filepath.Dir(wasm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(wasm, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("original plugin bytes")
+	e.writeProject(".mcphost.yaml", "plugins:\n  - {name: p, path: plugins/p.wasm, hooks: [policy]}\nservers:\n  s: {command: x}\n")
+	trusted := func() bool {
+		t.Helper()
+		ok, err := IsTrusted(e.opts(), e.work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := server(t, e.load(), "s"); s.Untrusted == ok {
+			t.Fatalf("IsTrusted %v but server s untrusted %v", ok, s.Untrusted)
+		}
+		return ok
+	}
+	e.trust()
+	if !trusted() {
+		t.Fatal("not trusted after trust")
+	}
+	write("swapped plugin bytes!")
+	if trusted() {
+		t.Fatal("still trusted after the plugin file was swapped")
+	}
+	write("original plugin bytes")
+	if !trusted() {
+		t.Fatal("not trusted with the original bytes back")
+	}
+	if err := os.Remove(wasm); err != nil {
+		t.Fatal(err)
+	}
+	if trusted() {
+		t.Fatal("still trusted after the plugin file was removed")
+	}
+}

@@ -331,7 +331,7 @@ func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 	}
 	// Read once and hash what was read, so that the trust decision is about
 	// exactly the bytes that are loaded.
-	isTrusted := matchTrust(trusted, r.workDir, hashProject(contents))
+	isTrusted := matchTrust(trusted, r.workDir, trustHash(r, r.workDir, contents))
 	if !isTrusted {
 		layers, errs := readProjectLayers(r, contents, true)
 		for _, err := range errs {

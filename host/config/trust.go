@@ -3,10 +3,16 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcphost/mcphost/internal/safefile"
 )
 
 // Project files can start programs (a stdio server's command) and send
@@ -22,8 +28,10 @@ import (
 //	  - path: /abs/project
 //	    sha256: <hex>
 //
-// The hash covers the project files' names and contents, so any change to
-// them makes the project untrusted again until it is trusted anew.
+// The hash covers the project files' names and contents and the bytes of
+// every .wasm plugin a project file loads, so any change to them (swapping
+// a plugin file too) makes the project untrusted again until it is trusted
+// anew.
 
 type trustRecord struct {
 	Path   string `json:"path" yaml:"path" toml:"path"`
@@ -42,7 +50,7 @@ func UntrustedHint(dir string) string {
 // hashProject hashes the project files in their fixed order: for each file
 // that exists, its name, its length and its content (the length makes the
 // encoding unambiguous).
-func hashProject(contents map[string][]byte) string {
+func hashProject(contents map[string][]byte) hash.Hash {
 	h := sha256.New()
 	for _, name := range projectFiles() {
 		data, ok := contents[name]
@@ -55,7 +63,69 @@ func hashProject(contents map[string][]byte) string {
 		h.Write([]byte{0})
 		h.Write(data)
 	}
+	return h
+}
+
+// MaxPluginBytes caps a .wasm file read for the trust hash (the plugin
+// loader has the same cap).
+const MaxPluginBytes = 128 << 20
+
+// trustHash is the hash a trust record holds: the project files
+// (hashProject) and then, for every plugin path the project's native file
+// names, the path and the file's bytes ("missing" or "unreadable" instead
+// when there are none to read). A project without plugins hashes as it did
+// before plugins counted.
+func trustHash(r *resolved, dir string, contents map[string][]byte) string {
+	h := hashProject(contents)
+	for _, p := range projectPluginPaths(r, dir, contents) {
+		h.Write([]byte("\x00plugin\x00" + p + "\x00"))
+		data, err := safefile.ReadFile(p, MaxPluginBytes)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			h.Write([]byte("missing"))
+		case err != nil:
+			h.Write([]byte("unreadable"))
+		default:
+			h.Write([]byte(strconv.Itoa(len(data)) + "\x00"))
+			h.Write(data)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// projectPluginPaths lists, sorted and once each, the absolute paths of the
+// plugins the project's native file names (${VAR} expanded as the loader
+// does; an entry that does not expand is left to the loader's error).
+func projectPluginPaths(r *resolved, dir string, contents map[string][]byte) []string {
+	var out []string
+	for _, ext := range fileExts {
+		data, ok := contents[projectBase+ext]
+		if !ok {
+			continue
+		}
+		m, err := parseFile(filepath.Join(dir, projectBase+ext), data)
+		if err != nil {
+			continue
+		}
+		list, _ := m["plugins"].([]any)
+		for _, e := range list {
+			pm, _ := e.(map[string]any)
+			raw, _ := pm["path"].(string)
+			if raw == "" {
+				continue
+			}
+			p, err := Expand(raw, r.lookup)
+			if err != nil || p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // projectDir makes dir absolute and clean; "" means the options' WorkDir.
@@ -125,7 +195,7 @@ func IsTrusted(opts LoadOptions, dir string) (bool, error) {
 	if g == nil {
 		return false, nil
 	}
-	return matchTrust(g.trusted, dir, hashProject(contents)), nil
+	return matchTrust(g.trusted, dir, trustHash(r, dir, contents)), nil
 }
 
 // Trust records the project in dir ("" for opts.WorkDir), with the current
@@ -148,7 +218,7 @@ func Trust(opts LoadOptions, dir string) error {
 	if err != nil {
 		return err
 	}
-	rec := trustRecord{Path: dir, SHA256: hashProject(contents)}
+	rec := trustRecord{Path: dir, SHA256: trustHash(r, dir, contents)}
 	path, err := scopeFile(r, ScopeGlobal)
 	if err != nil {
 		return err
