@@ -21,6 +21,7 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
+	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -56,6 +57,11 @@ type app struct {
 	nameScheme    string
 	maxNameLength int
 	yes           bool // approve every "confirm" decision without asking
+	showSecrets   bool // print secret values instead of ****
+
+	// redactors replace the configuration's secret values in stdout and
+	// stderr (see loadConfig).
+	redactors []*redact.Writer
 
 	pipelines []hostPipeline
 
@@ -103,10 +109,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // screen or set the clipboard (OSC 52). JSON output and mcphost's own
 // terminal control go to the writer underneath (termtext.RawOf).
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	rOut, rErr := redact.NewWriter(stdout), redact.NewWriter(stderr)
 	return &app{
-		stdin: stdin, stdout: termtext.NewWriter(stdout), stderr: termtext.NewWriter(stderr),
+		stdin: stdin, stdout: termtext.NewWriter(rOut), stderr: termtext.NewWriter(rErr),
+		redactors:  []*redact.Writer{rOut, rErr},
 		log:        hclog.NewNullLogger(),
 		isTerminal: isTerminal,
+	}
+}
+
+// redactSecrets makes every later line of output replace cfg's secret
+// values with ****, unless --show-secrets was given. Whatever prints a
+// secret (an HTTP error quoting a URL, a log line, a server echoing a
+// token), it does not reach the terminal, a pipe or a log file.
+func (a *app) redactSecrets(cfg *config.Config) {
+	if a.showSecrets {
+		return
+	}
+	secrets := cfg.SecretValues()
+	for _, r := range a.redactors {
+		r.SetSecrets(secrets)
 	}
 }
 
@@ -189,6 +211,7 @@ Exit status: 0 success, 1 a tool reported an error or a call failed,
 	pf.StringVar(&a.nameScheme, "name-scheme", "", `public tool names: "mcp" (mcp__server__tool), "server" (server_tool) or "tool"`)
 	pf.IntVar(&a.maxNameLength, "max-name-length", 0, "longest public tool name (default 64)")
 	pf.BoolVarP(&a.yes, "yes", "y", false, `approve calls that a policy wants confirmed, without asking`)
+	pf.BoolVar(&a.showSecrets, "show-secrets", false, "show secret values (headers, env, URL passwords and query values) instead of ****")
 
 	root.AddCommand(
 		a.serversCommand(),
@@ -232,6 +255,7 @@ func (a *app) loadConfig() (*config.Config, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
+	a.redactSecrets(cfg)
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", termtext.Line(w))
 	}
@@ -340,8 +364,15 @@ func (a *app) warnUnavailable(h *host.Host) {
 
 // isTerminal reports whether f is an interactive terminal.
 func isTerminal(v any) bool {
-	if w, ok := v.(io.Writer); ok {
-		v = termtext.RawOf(w)
+	for unwrapped := false; !unwrapped; {
+		switch w := v.(type) {
+		case *termtext.Writer:
+			v = w.Raw()
+		case *redact.Writer:
+			v = w.Unwrap()
+		default:
+			unwrapped = true
+		}
 	}
 	f, ok := v.(*os.File)
 	if !ok {

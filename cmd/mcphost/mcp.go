@@ -259,7 +259,7 @@ file alone. Secret values (env, headers) are masked in --json.`,
 			if asJSON {
 				out := make([]map[string]any, 0, len(cfg.Servers))
 				for _, s := range cfg.Servers {
-					out = append(out, describeServer(s))
+					out = append(out, describeServer(s, a.showSecrets))
 				}
 				return printJSON(a.stdout, out)
 			}
@@ -273,7 +273,7 @@ file alone. Secret values (env, headers) are masked in --json.`,
 				case s.Untrusted:
 					note = "untrusted (mcphost trust)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", s.ID, s.Transport, oneLine(target(s), 50), s.Enabled, s.Source, note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", s.ID, s.Transport, oneLine(target(s, a.showSecrets), 50), s.Enabled, s.Source, note)
 			}
 			return tw.Flush()
 		},
@@ -283,27 +283,48 @@ file alone. Secret values (env, headers) are masked in --json.`,
 	return cmd
 }
 
-// target is what a server runs or where it is, for listings.
-func target(s *config.Server) string {
+// target is what a server runs or where it is, for listings; a URL's
+// password and query values are redacted unless show.
+func target(s *config.Server, show bool) string {
 	if s.Command != "" {
 		return strings.Join(append([]string{s.Command}, s.Args...), " ")
 	}
-	return s.URL
+	if show {
+		return s.URL
+	}
+	return config.RedactURL(s.URL)
 }
 
-// masked lists the keys of a map of secrets, never the values.
-func masked(m map[string]string) map[string]string {
+// masked shows the keys of a map of secrets with the values masked: an
+// authorization scheme stays readable ("Bearer ****"), the rest is ****.
+// With show, the values as they are.
+func masked(m map[string]string, show bool) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(m))
-	for k := range m {
-		out[k] = "***"
+	for k, v := range m {
+		switch scheme, _, ok := strings.Cut(v, " "); {
+		case show:
+			out[k] = v
+		case ok && isAuthScheme(scheme):
+			out[k] = scheme + " " + config.Redacted
+		default:
+			out[k] = config.Redacted
+		}
 	}
 	return out
 }
 
-func describeServer(s *config.Server) map[string]any {
+func isAuthScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "bearer", "basic", "token", "digest", "dpop":
+		return true
+	}
+	return false
+}
+
+func describeServer(s *config.Server, show bool) map[string]any {
 	d := map[string]any{
 		"id": s.ID, "transport": s.Transport, "enabled": s.Enabled, "source": s.Source,
 		"untrusted": s.Untrusted, "startup_timeout": s.StartupTimeout.String(),
@@ -317,9 +338,9 @@ func describeServer(s *config.Server) map[string]any {
 	set("command", s.Command, s.Command != "")
 	set("args", s.Args, len(s.Args) > 0)
 	set("cwd", s.Cwd, s.Cwd != "")
-	set("url", s.URL, s.URL != "")
-	set("env", masked(s.Env), len(s.Env) > 0)
-	set("headers", masked(s.Headers), len(s.Headers) > 0)
+	set("url", target(&config.Server{URL: s.URL}, show), s.URL != "")
+	set("env", masked(s.Env, show), len(s.Env) > 0)
+	set("headers", masked(s.Headers, show), len(s.Headers) > 0)
 	set("protocol_version", s.ProtocolVersion, s.ProtocolVersion != "")
 	set("tools_allow", s.Tools.Allow, len(s.Tools.Allow) > 0)
 	set("tools_deny", s.Tools.Deny, len(s.Tools.Deny) > 0)
@@ -366,7 +387,7 @@ func (a *app) mcpGetCommand() *cobra.Command {
 				if s.ID != args[0] {
 					continue
 				}
-				d := describeServer(s)
+				d := describeServer(s, a.showSecrets)
 				if asJSON {
 					return printJSON(a.stdout, d)
 				}
@@ -480,7 +501,7 @@ server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
 				fmt.Fprintf(a.stdout, "note: %s is disabled; testing it anyway\n", sc.ID)
 				sc.Enabled = true
 			}
-			fmt.Fprintf(a.stdout, "testing %s (%s %s)\n", sc.ID, sc.Transport, oneLine(target(sc), 60))
+			fmt.Fprintf(a.stdout, "testing %s (%s %s)\n", sc.ID, sc.Transport, oneLine(target(sc, a.showSecrets), 60))
 			start := time.Now()
 			h, err := a.startHostWith(cmd.Context(), &config.Config{Servers: []*config.Server{sc}, Names: cfg.Names})
 			if err != nil {

@@ -390,15 +390,45 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 	// The keys are shown, masked.
 	s := e.getServer("local")
-	if env, _ := s["env"].(map[string]any); env["TOKEN"] != "***" || env["FROM_VAR"] != "***" {
+	if env, _ := s["env"].(map[string]any); env["TOKEN"] != "****" || env["FROM_VAR"] != "****" {
 		t.Errorf("local env = %v", s["env"])
 	}
 	s = e.getServer("remote")
-	if h, _ := s["headers"].(map[string]any); h["Authorization"] != "***" || h["X-Key"] != "***" {
+	if h, _ := s["headers"].(map[string]any); h["Authorization"] != "Bearer ****" || h["X-Key"] != "****" {
 		t.Errorf("remote headers = %v", s["headers"])
 	}
 	r := e.must(exitOK, "mcp", "get", "remote")
-	wantContains(t, "mcp get", r.stdout, "Authorization", "X-Key", "***")
+	wantContains(t, "mcp get", r.stdout, "Authorization", "X-Key", "Bearer ****")
+	// --show-secrets reveals them, on request.
+	r = e.must(exitOK, "--show-secrets", "mcp", "get", "remote")
+	wantContains(t, "mcp get --show-secrets", r.stdout, headerSecret)
+}
+
+// A URL's password and query values are secrets too: redacted in listings,
+// --json included, and in errors and logs that quote the URL.
+func TestURLSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const pass, token = "url-pass-5f1e", "query-token-77ab"
+	// Nothing listens on port 9 of loopback: connecting fails with an error
+	// that quotes the URL.
+	u := "http://alice:" + pass + "@127.0.0.1:9/mcp?token=" + token + "&x=1"
+	e.must(exitOK, "mcp", "add", "remote", "--url", u, "--transport", "http", "--startup-timeout", "5s")
+	var outputs []result
+	for _, args := range [][]string{
+		{"mcp", "get", "remote"}, {"mcp", "get", "remote", "--json"},
+		{"mcp", "list"}, {"mcp", "list", "--json"},
+		{"--log-level", "trace", "servers"}, {"--log-level", "trace", "servers", "--json"},
+		{"--log-level", "debug", "mcp", "test", "remote"},
+	} {
+		outputs = append(outputs, e.run(args...))
+	}
+	for _, r := range outputs {
+		if strings.Contains(r.stdout+r.stderr, pass) || strings.Contains(r.stdout+r.stderr, token) {
+			t.Errorf("a URL secret was printed:\n%s", r)
+		}
+	}
+	wantContains(t, "mcp get", outputs[0].stdout, "alice:****@127.0.0.1:9", "token=****")
 }
 
 func TestMCPGetUnknown(t *testing.T) {

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Redacted stands in for a secret value in anything mcphost shows.
+const Redacted = "****"
+
+// minSecretLength: shorter values are not scrubbed from output (a value
+// such as "1" or "on" would mangle every line and protects nothing).
+const minSecretLength = 4
+
+// RedactURL shows a server URL without its secrets: the password of
+// user:password@ and the value of every query parameter become ****.
+// A URL that does not parse is redacted whole.
+func RedactURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Redacted
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), Redacted)
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		keys := make([]string, 0, len(q))
+		for k := range q {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, url.QueryEscape(k)+"="+Redacted)
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	// url.URL escapes the '*' of the placeholders; show them plainly.
+	return strings.ReplaceAll(u.String(), "%2A%2A%2A%2A", Redacted)
+}
+
+// SecretValues lists the values that must never appear in output: every
+// server's URL password and query values, header values (and the token
+// after a scheme such as "Bearer "), env values, and the plugins' secrets.
+// Longest first, so that a scrubber replaces a value before any part of it.
+func (c *Config) SecretValues() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(v string) {
+		v = strings.TrimSpace(v)
+		if len(v) < minSecretLength {
+			return
+		}
+		// The value, and the value as it appears inside a URL.
+		for _, form := range []string{v, url.QueryEscape(v)} {
+			if !seen[form] {
+				seen[form] = true
+				out = append(out, form)
+			}
+		}
+	}
+	for _, s := range c.Servers {
+		if u, err := url.Parse(s.URL); err == nil {
+			if u.User != nil {
+				if p, ok := u.User.Password(); ok {
+					add(p)
+				}
+			}
+			for _, vs := range u.Query() {
+				for _, v := range vs {
+					add(v)
+				}
+			}
+		}
+		for _, v := range s.Headers {
+			add(v)
+			if _, tok, ok := strings.Cut(v, " "); ok {
+				add(tok)
+			}
+		}
+		for _, v := range s.Env {
+			add(v)
+		}
+	}
+	for _, p := range c.Plugins {
+		for _, v := range p.Secrets {
+			add(v)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
