@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -27,9 +26,9 @@ type AuthFunc func(ctx context.Context, c Challenge) (http.Header, time.Duration
 // the new headers. Replaying needs the request body again: requests whose
 // body cannot be re-read are not retried.
 type authRoundTripper struct {
-	base http.RoundTripper
-	auth AuthFunc
-	host string // credentials go to this host only
+	base   http.RoundTripper
+	auth   AuthFunc
+	origin string // credentials go to this origin only (Origin)
 
 	mu      sync.Mutex
 	header  http.Header
@@ -37,8 +36,8 @@ type authRoundTripper struct {
 	now     func() time.Time
 }
 
-func newAuthRoundTripper(base http.RoundTripper, auth AuthFunc, host string) *authRoundTripper {
-	return &authRoundTripper{base: base, auth: auth, host: host, now: time.Now}
+func newAuthRoundTripper(base http.RoundTripper, auth AuthFunc, origin string) *authRoundTripper {
+	return &authRoundTripper{base: base, auth: auth, origin: origin, now: time.Now}
 }
 
 func (a *authRoundTripper) current(ctx context.Context) (http.Header, error) {
@@ -66,7 +65,7 @@ func (a *authRoundTripper) refreshLocked(ctx context.Context, c Challenge) (http
 
 // RoundTrip implements http.RoundTripper.
 func (a *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if a.host != "" && !strings.EqualFold(req.URL.Hostname(), a.host) {
+	if a.origin != "" && !sameOrigin(req.URL, a.origin) {
 		return a.base.RoundTrip(req)
 	}
 	h, err := a.current(req.Context())

@@ -33,10 +33,35 @@ type HeaderRoundTripper struct {
 	// request; it must not contain the header values.
 	HeaderFunc func(*http.Request) (http.Header, error)
 
-	// Host, if set, limits the headers to requests whose URL host name is
-	// Host (case-insensitive), so a redirect to another host never receives
-	// the server's credentials.
-	Host string
+	// Origin, if set, limits the headers to requests to exactly that
+	// origin (Origin of the server's URL: scheme, host and port), so a
+	// redirect to another host, another port, or from https to http never
+	// receives the server's credentials.
+	Origin string
+}
+
+// Origin is u's scheme, host and port ("https://api.example:443"), lower
+// case, with the scheme's default port filled in: the unit that
+// credentials are set for.
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https", "wss":
+			port = "443"
+		case "http", "ws":
+			port = "80"
+		}
+	}
+	return scheme + "://" + strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) + ":" + port
+}
+
+// sameOrigin: a request for a ws(s) server's upgrade goes over http(s).
+func sameOrigin(u *url.URL, origin string) bool {
+	o := Origin(u)
+	return o == origin ||
+		strings.Replace(o, "http", "ws", 1) == origin
 }
 
 // RoundTrip implements http.RoundTripper. It does not modify req.
@@ -46,7 +71,7 @@ func (h *HeaderRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		base = http.DefaultTransport
 	}
 	if (len(h.Header) == 0 && h.HeaderFunc == nil) ||
-		(h.Host != "" && !strings.EqualFold(req.URL.Hostname(), h.Host)) {
+		(h.Origin != "" && !sameOrigin(req.URL, h.Origin)) {
 		return base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
@@ -117,14 +142,14 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 	// Inside the static headers: an auth provider's headers win over
 	// configured ones of the same name.
 	if opts.Auth != nil {
-		rt = newAuthRoundTripper(rt, opts.Auth, u.Hostname())
+		rt = newAuthRoundTripper(rt, opts.Auth, Origin(u))
 	}
 	if len(s.Headers) > 0 || opts.HeaderFunc != nil {
 		h := make(http.Header, len(s.Headers))
 		for k, v := range s.Headers {
 			h.Set(k, v)
 		}
-		rt = &HeaderRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Host: u.Hostname()}
+		rt = &HeaderRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Origin: Origin(u)}
 	}
 	c.Transport = rt
 	return &c

@@ -393,7 +393,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 			}
 			return http.Header{"Authorization": {"Bearer dynamic"}}, nil
 		},
-		Host: "127.0.0.1",
+		Origin: "http://" + strings.TrimPrefix(ts.URL, "http://"),
 	}
 	req, _ := http.NewRequest("GET", ts.URL, nil)
 	res, err := (&http.Client{Transport: rt}).Do(req)
