@@ -292,6 +292,9 @@ func (c *msgConn) write(ctx context.Context, msg jsonrpc.Message) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, errWriteStalled) {
+		return c.b.errorf("%w", err)
+	}
 	if c.closing.Load() {
 		return c.b.errorf("%w", mcp.ErrConnectionClosed)
 	}

@@ -199,8 +199,12 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	go p.reap()
 
 	conn := newMsgConn(&t.base, newLineSource(&exitAwareReader{f: stdoutR, exited: p.exited}, t.limit))
-	conn.writeFrame = func(_ context.Context, data []byte) error {
-		_, err := p.stdin.Write(append(data, '\n'))
+	conn.writeFrame = func(ctx context.Context, data []byte) error {
+		err := p.writeLine(ctx, data)
+		if errors.Is(err, errWriteStalled) {
+			t.logger.Warn("the server stopped reading its stdin: closing the session", "pid", p.pid)
+			go conn.Close()
+		}
 		return err
 	}
 	conn.shutdown = p.shutdown
@@ -273,6 +277,51 @@ type process struct {
 
 	mu     sync.Mutex
 	reaped bool
+
+	// writeGen numbers the writes to stdin, so that the cancellation of
+	// one write's context never cuts short a later write (see writeLine).
+	writeMu  sync.Mutex
+	writeGen uint64
+}
+
+// defaultWriteTimeout bounds a write whose context has no deadline.
+const defaultWriteTimeout = 30 * time.Second
+
+// errWriteStalled: the server stopped reading its stdin.
+var errWriteStalled = errors.New("the server is not reading its stdin")
+
+// writeLine writes one line to the server's stdin within ctx's deadline
+// (defaultWriteTimeout without one) and until ctx is cancelled. A write
+// that does not finish may have left part of the line in the pipe, so the
+// stream is out of step for good: the caller closes the session.
+func (p *process) writeLine(ctx context.Context, data []byte) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(defaultWriteTimeout)
+	}
+	p.writeMu.Lock()
+	p.writeGen++
+	gen := p.writeGen
+	p.writeMu.Unlock()
+	if err := p.stdin.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() {
+		p.writeMu.Lock()
+		defer p.writeMu.Unlock()
+		if p.writeGen == gen {
+			p.stdin.SetWriteDeadline(time.Now())
+		}
+	})
+	_, err := p.stdin.Write(append(data, '\n'))
+	stop()
+	p.writeMu.Lock()
+	p.writeGen++ // a late AfterFunc of this write now changes nothing
+	p.writeMu.Unlock()
+	if err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil) {
+		return fmt.Errorf("%w: writing a message did not finish in time; the session is closed", errWriteStalled)
+	}
+	return err
 }
 
 // reap waits for the leader to exit, cleans up its process group and reaps it.

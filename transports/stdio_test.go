@@ -5,8 +5,10 @@ package transports_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/config"
@@ -387,5 +390,47 @@ func TestStdioSlowProgressAndCancel(t *testing.T) {
 	})
 	if got := mustCall(t, cs, "echo", map[string]any{"text": "after"}); got != "after" {
 		t.Errorf("echo = %q", got)
+	}
+}
+
+// A server that stops reading its stdin cannot block a write for ever: the
+// write ends at the call's deadline (or when its context is cancelled), the
+// session is closed (part of a line may be in the pipe), and Close returns.
+func TestStdioWriteHonoursDeadline(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal("sleep is needed to stand in for a server that never reads its stdin")
+	}
+	tr := newStdio(t, &config.Server{ID: "deaf", Transport: config.TransportStdio, Command: sleep, Args: []string{"600"}}, fastClose)
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := jsonrpc.MakeID(float64(1))
+	big := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", 4<<20) + `"}`)}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- conn.Write(ctx, big) }()
+	select {
+	case err = <-done:
+	case <-time.After(bound):
+		t.Fatal("a write to a server that does not read stdin never returned")
+	}
+	if err == nil || !strings.Contains(err.Error(), `stdio "deaf"`) || !strings.Contains(err.Error(), "not reading its stdin") {
+		t.Fatalf("write: %v; want an error naming the server and saying it does not read", err)
+	}
+	// The session is dead: reads end, and Close returns.
+	rctx, rcancel := context.WithTimeout(context.Background(), bound)
+	defer rcancel()
+	if _, err := conn.Read(rctx); err == nil || rctx.Err() != nil {
+		t.Fatalf("read after the stalled write: %v (want the session ended, not the test's deadline)", err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- conn.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(bound):
+		t.Fatal("Close did not return")
 	}
 }
