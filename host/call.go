@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,11 +125,24 @@ func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientS
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
 	}
+	if invalidResult(err) {
+		// The server answered, but with something that is not the result
+		// the request asks for: that call's error; the session goes on.
+		return fmt.Errorf("server %q: %s: invalid result: %w", s.cfg.ID, what, err)
+	}
 	if !serverAnswered(err) && !errors.Is(err, transports.ErrResponseRefused) && sess != nil {
 		// Not the server's answer: the connection failed under the call.
 		return fmt.Errorf("server %q: %s: connection lost during the call: %w", s.cfg.ID, what, sessionEnd(sess, err))
 	}
 	return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, err)
+}
+
+// invalidResult reports whether err is go-sdk failing to decode an answer's
+// result into the type the request expects.
+func invalidResult(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	return errors.As(err, &typeErr) || errors.As(err, &syntaxErr)
 }
 
 // unknownToolError says why a name does not resolve, mentioning servers

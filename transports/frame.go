@@ -122,6 +122,21 @@ func decodeFrame(data []byte) ([]jsonrpc.Message, error) {
 	return []jsonrpc.Message{msg}, nil
 }
 
+// isNullIDResponse reports whether data is one JSON-RPC response (an error
+// or a result, no method) whose id is null.
+func isNullIDResponse(data []byte) bool {
+	var env struct {
+		ID     json.RawMessage  `json:"id"`
+		Method *json.RawMessage `json:"method"`
+		Error  json.RawMessage  `json:"error"`
+		Result json.RawMessage  `json:"result"`
+	}
+	if json.Unmarshal(data, &env) != nil {
+		return false
+	}
+	return string(env.ID) == "null" && env.Method == nil && (env.Error != nil || env.Result != nil)
+}
+
 // undecodableResponse reports the id of data if it is one complete JSON-RPC
 // response, read at its top level only.
 func undecodableResponse(data []byte) (jsonrpc.ID, bool) {
@@ -199,6 +214,14 @@ func (c *msgConn) readLoop() {
 			msgs = []jsonrpc.Message{&jsonrpc.Response{ID: id, Error: c.b.tooLarge()}}
 		} else {
 			msgs, err = decodeFrame(data)
+			if err != nil && isNullIDResponse(data) {
+				// A server's answer to something it could not parse (JSON-RPC
+				// gives such an answer id null): it answers no call of ours,
+				// and the stream is still in step.
+				c.b.logger.Warn("ignored an answer with id null (the server could not parse a message)", "message", prefix(data, 200))
+				err = nil
+				continue
+			}
 			if err != nil {
 				id, ok := undecodableResponse(data)
 				if !ok {

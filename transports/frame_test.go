@@ -41,3 +41,20 @@ func TestUndecodableResponseFailsOnlyItsCall(t *testing.T) {
 		t.Fatalf("undecodable request: %v", err)
 	}
 }
+
+// A server's parse-error answer carries id null: it is logged and skipped,
+// and the stream goes on.
+func TestNullIDAnswerIsIgnored(t *testing.T) {
+	data := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
+	c := newMsgConn(testBase(1<<20), newLineSource(strings.NewReader(data), 1<<20))
+	c.start()
+	defer c.Close()
+	msg, err := c.Read(context.Background())
+	if err != nil {
+		t.Fatalf("the id:null answer ended the connection: %v", err)
+	}
+	if resp, ok := msg.(*jsonrpc.Response); !ok || resp.ID.Raw() != int64(2) {
+		t.Fatalf("first message passed on %#v, want the answer with id 2", msg)
+	}
+}

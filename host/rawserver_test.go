@@ -1,0 +1,88 @@
+package host_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// rawServerEnv makes the test binary, started with it set, a stdio MCP
+// server written by hand (no SDK), so that it can send what no SDK would:
+// a tools/call result that does not decode, and a parse-error answer with
+// id null before each answer.
+const rawServerEnv = "MCPHOST_TEST_RAW_SERVER"
+
+func init() {
+	if os.Getenv(rawServerEnv) == "" {
+		return
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	send := func(s string) { out.WriteString(s + "\n"); out.Flush() }
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		answer := func(result string) { send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)) }
+		send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+		switch req.Method {
+		case "initialize":
+			answer(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`)
+		case "tools/list":
+			answer(`{"tools":[{"name":"bad","inputSchema":{"type":"object"}},{"name":"good","inputSchema":{"type":"object"}}]}`)
+		case "tools/call":
+			if req.Params.Name == "bad" {
+				answer(`{"content":"not a list"}`)
+			} else {
+				answer(`{"content":[{"type":"text","text":"ok"}]}`)
+			}
+		case "ping":
+			answer(`{}`)
+		default:
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no method"}}`, req.ID))
+		}
+	}
+	os.Exit(0)
+}
+
+// A result that does not decode fails that call alone, at once, saying so;
+// the session stays up (no reconnect) and the next call works. Answers with
+// id null (parse errors) are ignored throughout.
+func TestInvalidResultIsThatCallsError(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &config.Server{ID: "raw", Transport: config.TransportStdio, Command: self, Env: map[string]string{rawServerEnv: "1"},
+		Enabled: true, StartupTimeout: bound, RequestTimeout: bound, Reconnect: faultReconnect, ProtocolVersion: "2025-06-18"}
+	var ev eventLog
+	h := startFaultHost(t, []*config.Server{sc}, &ev)
+	if st := statusOf(t, h, "raw"); st.State != host.StateReady {
+		t.Fatalf("raw: %s (%s)", st.State, st.Error)
+	}
+	mark := ev.mark()
+	_, err = callWithin(t, h, "raw:bad", nil, bound)
+	wantErr(t, err, "a result that does not decode", `server "raw"`, `tool "bad"`, "invalid result")
+	if err != nil && strings.Contains(err.Error(), "connection lost") {
+		t.Errorf("error %q blames the connection", err)
+	}
+	res, err := callWithin(t, h, "raw:good", nil, bound)
+	if err != nil || textOf(t, res) != "ok" {
+		t.Fatalf("the next call: %v", err)
+	}
+	noReconnects(t, &ev, mark, "raw")
+}
