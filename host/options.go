@@ -41,6 +41,7 @@ type options struct {
 	confirmer    Confirmer
 	audit        func(AuditEvent)
 	results      *builtin.ResultStore
+	maxAttempts  int
 }
 
 func defaultOptions() options {
@@ -49,6 +50,16 @@ func defaultOptions() options {
 		clientName:   "mcphost",
 		probeTimeout: 3 * time.Second,
 	}
+}
+
+// WithConnectAttempts caps the connection attempts per server: after n
+// failed connects in a row the server is in state error (until Reconnect,
+// SetEnabled or SetServers), whatever its reconnect.max_attempts says. A
+// one-shot program (the CLI's commands other than servers --watch) uses 1:
+// a server that does not start is reported, not restarted over and over.
+// 0 keeps each server's own setting.
+func WithConnectAttempts(n int) Option {
+	return func(o *options) { o.maxAttempts = max(n, 0) }
 }
 
 // WithLogger sets the logger. Logs never go to stdout, which belongs to the

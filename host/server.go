@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcphost/mcphost/pdk/glob"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -264,6 +266,12 @@ func (s *server) connectBounded(ctx context.Context, t mcp.Transport, version st
 	case r := <-done:
 		return r.sess, r.err
 	case <-ctx.Done():
+		// A stdio server that did not finish the handshake in time is
+		// killed now: a one-shot command exits sooner than go-sdk's close
+		// would reach it, and the process must not outlive mcphost.
+		if a, ok := t.(interface{ Abort() }); ok {
+			a.Abort()
+		}
 		go func() {
 			if r := <-done; r.sess != nil {
 				_ = r.sess.Close()
@@ -648,6 +656,11 @@ func withExit(t mcp.Transport, err error) error {
 		return err
 	}
 	if exit := e.Exited(exitWait); exit != nil {
+		if strings.Contains(err.Error(), exit.Error()) {
+			// go-sdk's error already quotes the exit (flattened, so
+			// errors.Is missed it): say the cause once.
+			return exit
+		}
 		return fmt.Errorf("%w (%v)", exit, err)
 	}
 	return err

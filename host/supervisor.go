@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -139,10 +141,21 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		}
 		failures++
 		policy := s.reconnectPolicy()
-		if policy.MaxAttempts > 0 && failures >= policy.MaxAttempts {
+		if cap := s.h.opts.maxAttempts; cap > 0 && (policy.MaxAttempts == 0 || cap < policy.MaxAttempts) {
+			policy.MaxAttempts = cap
+		}
+		giveUp := policy.MaxAttempts > 0 && failures >= policy.MaxAttempts
+		if giveUp || permanent(err) {
 			s.unlist()
-			s.setState(StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
-				s.cfg.ID, failures, policy.MaxAttempts, err))
+			if !giveUp {
+				// Retrying cannot help until something changes.
+				s.setState(StateError, fmt.Errorf("%w (it is tried again on Reconnect, when enabled again, or at the next start)", err))
+			} else if policy.MaxAttempts == 1 {
+				s.setState(StateError, err)
+			} else {
+				s.setState(StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
+					s.cfg.ID, failures, policy.MaxAttempts, err))
+			}
 			first()
 			select {
 			case <-ctx.Done():
@@ -165,6 +178,12 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		case <-t.C:
 		}
 	}
+}
+
+// permanent reports a connect error that a retry cannot cure: the server's
+// executable does not exist.
+func permanent(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
 }
 
 // unlist takes the server's tools out of the registry.

@@ -3,6 +3,8 @@ package host_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -358,4 +360,34 @@ func atoi(t *testing.T, s string) int {
 		t.Fatalf("not a number: %q", s)
 	}
 	return n
+}
+
+// A missing executable is an error at once: a retry cannot help, so the
+// server is not left reconnecting for ever.
+func TestMissingExecutableIsAnError(t *testing.T) {
+	sc := &config.Server{ID: "gone", Transport: config.TransportStdio, Command: filepath.Join(t.TempDir(), "no-such-server"), Enabled: true}
+	h := startFaultHost(t, []*config.Server{sc}, nil)
+	st := statusOf(t, h, "gone")
+	if st.State != host.StateError || !strings.Contains(st.Error, "no-such-server") || !strings.Contains(st.Error, "tried again on Reconnect") {
+		t.Fatalf("gone: %s (%s); want error", st.State, st.Error)
+	}
+}
+
+// WithConnectAttempts(1), as one-shot commands use it: one start of a
+// server that crashes, then state error; no restart storm.
+func TestOneConnectAttempt(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "starts")
+	sc := stdioFault(t, "crashy", "-crash-at-start-times", "1000", "-state-file", state)
+	h := startFaultHost(t, []*config.Server{sc}, nil, host.WithConnectAttempts(1))
+	st := statusOf(t, h, "crashy")
+	if st.State != host.StateError || !strings.Contains(st.Error, "crashing at start") {
+		t.Fatalf("crashy: %s (%s); want error", st.State, st.Error)
+	}
+	data, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.TrimSpace(string(data)); n != "1" {
+		t.Fatalf("the server was started %s times, want once", n)
+	}
 }

@@ -213,6 +213,26 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return conn, nil
 }
 
+// Abort ends the process of the current connection at once (SIGKILL to its
+// process group), without the graceful steps of Close: for a connection
+// given up on, such as one that did not finish its handshake within the
+// startup timeout. The connection's Close still reaps it.
+func (t *StdioTransport) Abort() {
+	t.mu.Lock()
+	p := t.proc
+	t.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	t.logger.Debug("aborting the server process", "pid", p.pid)
+	p.signalGroup(true)
+}
+
 // mergeEnv returns environ with the entries of over replacing or added.
 func mergeEnv(environ []string, over map[string]string) []string {
 	out := make([]string, 0, len(environ)+len(over))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -48,12 +50,12 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			h, err := a.startHost(cmd.Context(), "")
+			name := posArgs[0]
+			h, err := a.startHostFor(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
 			defer a.closeHost(h)
-			name := posArgs[0]
 			if _, ok := h.Resolve(name); !ok {
 				a.warnUnavailable(h)
 				return usageError("no tool %q: use a public name or server:tool from \"mcphost tools\"", name)
@@ -116,6 +118,30 @@ func progressLine(p host.Progress) string {
 		line += " " + p.Message
 	}
 	return oneLine(line, 100)
+}
+
+// startHostFor starts what a call of the tool name needs: the one server
+// the name belongs to when that is known without listing, else every
+// server. "server:tool" names its server, and so does "mcp__server__tool"
+// under the default naming scheme (server ids cannot contain "__").
+func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	srv := ""
+	if s, _, ok := strings.Cut(name, ":"); ok {
+		srv = s
+	} else if rest, ok := strings.CutPrefix(name, "mcp__"); ok && cfg.Names.Scheme == config.SchemePrefixed {
+		srv, _, _ = strings.Cut(rest, "__")
+	}
+	for _, s := range cfg.Servers {
+		if s.ID == srv {
+			cfg.Servers = []*config.Server{s}
+			break
+		}
+	}
+	return a.startHostWith(ctx, cfg)
 }
 
 // maxArgsBytes caps the arguments read from a file or standard input.

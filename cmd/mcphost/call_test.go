@@ -19,7 +19,9 @@ func TestServersJSON(t *testing.T) {
 		"bad": brokenServer(t),
 		"off": map[string]any{"command": "never-started", "enabled": false},
 	})
-	r := e.must(exitOK, "--config", cfg, "servers", "--json")
+	// Exit 1: a server that should run did not start (bad).
+	r := e.must(exitFailure, "--config", cfg, "servers", "--json")
+	wantContains(t, "stderr", r.stderr, "1 of 3 servers did not start: bad")
 	list := decodeJSON[[]map[string]any](t, r)
 	byID := map[string]map[string]any{}
 	for _, s := range list {
@@ -45,16 +47,18 @@ func TestServersJSON(t *testing.T) {
 	if ms, ok := ts["connect_ms"].(float64); ok && (ms < 0 || ms > 30000) {
 		t.Errorf("connect_ms = %v, not in milliseconds", ms)
 	}
-	if bad["state"] != "reconnecting" || !strings.Contains(bad["error"].(string), "no-such-server") {
-		t.Errorf("bad = %v, want state reconnecting with an error naming the command", bad)
+	// A missing executable is an error (a retry cannot help), and a
+	// command that runs once made one attempt.
+	if bad["state"] != "error" || !strings.Contains(bad["error"].(string), "no-such-server") {
+		t.Errorf("bad = %v, want state error with an error naming the command", bad)
 	}
 	if off["state"] != "disabled" || off["enabled"] != false {
 		t.Errorf("off = %v", off)
 	}
 
 	// The table says the same, with the error under it.
-	r = e.must(exitOK, "--config", cfg, "servers")
-	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "reconnecting", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
+	r = e.must(exitFailure, "--config", cfg, "servers")
+	wantContains(t, "servers table", r.stdout, "ID", "STATE", "SOURCE", "ready", "error", "disabled", "testserver 1.0.0", "bad: ", "no-such-server")
 }
 
 // A tool left out for its schema shows as a warning under the table.
@@ -74,7 +78,7 @@ func TestToolsJSON(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	cfg := e.configFile(map[string]any{"ts": testServer(t), "ts2": testServer(t), "bad": brokenServer(t)})
-	r := e.must(exitOK, "--config", cfg, "tools", "--json")
+	r := e.must(exitFailure, "--config", cfg, "tools", "--json")
 	tools := decodeJSON[[]map[string]any](t, r)
 	servers := map[string]bool{}
 	var echo map[string]any
@@ -104,7 +108,7 @@ func TestToolsJSON(t *testing.T) {
 		}
 	}
 
-	r = e.must(exitOK, "--config", cfg, "tools", "--name-scheme", "server")
+	r = e.must(exitFailure, "--config", cfg, "tools", "--name-scheme", "server")
 	wantContains(t, "tools table", r.stdout, "NAME", "ts_echo", "ts:echo", "Returns its text argument.")
 
 	r = e.must(exitUsage, "--config", cfg, "tools", "--server", "nope")

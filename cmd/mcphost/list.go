@@ -84,14 +84,36 @@ names apply at the next start.`,
 			defer a.closeHost(h)
 			st := h.Status()
 			if asJSON {
-				return printJSON(a.stdout, st)
+				if err := printJSON(a.stdout, st); err != nil {
+					return err
+				}
+			} else if err := printServers(a.stdout, st); err != nil {
+				return err
 			}
-			return printServers(a.stdout, st)
+			return failedServers(st)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (with --watch: one JSON object per line)")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running: show state changes, reconnects and errors live, and apply config file edits")
 	return cmd
+}
+
+// failedServers is the exit status of servers and tools: 1 (with the
+// failed servers named) when a server that should run is in state error,
+// reconnecting or needs-auth after its connect; disabled and untrusted
+// servers do not count. The output above it is complete either way.
+func failedServers(st []host.ServerStatus) error {
+	var failed []string
+	for _, s := range st {
+		switch s.State {
+		case host.StateError, host.StateReconnecting, host.StateNeedsAuth:
+			failed = append(failed, s.ID)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d servers did not start: %s", len(failed), len(st), strings.Join(failed, ", "))}
 }
 
 // printServers prints the table of "mcphost servers", then the errors.
@@ -164,7 +186,10 @@ Servers that could not be used are named on standard error.`,
 				if tools == nil {
 					tools = []host.Tool{}
 				}
-				return printJSON(a.stdout, tools)
+				if err := printJSON(a.stdout, tools); err != nil {
+					return err
+				}
+				return failedServers(h.Status())
 			}
 			tw := table(a.stdout)
 			fmt.Fprintln(tw, "NAME\tSERVER:TOOL\tDESCRIPTION")
@@ -175,7 +200,10 @@ Servers that could not be used are named on standard error.`,
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Display, oneLine(desc, 70))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return failedServers(h.Status())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,10 +29,12 @@ import (
 
 // Exit statuses.
 const (
-	exitOK        = 0
-	exitFailure   = 1 // a tool reported an error, or a call failed
-	exitUsage     = 2 // bad flags, arguments or configuration
-	closeDeadline = 5 * time.Second
+	exitOK      = 0
+	exitFailure = 1 // a tool reported an error, or a call failed
+	exitUsage   = 2 // bad flags, arguments or configuration
+	// exitInterrupted: Ctrl-C or SIGTERM, as shells report SIGINT (128+2).
+	exitInterrupted = 130
+	closeDeadline   = 5 * time.Second
 )
 
 // exitError carries an exit status through cobra.
@@ -171,7 +174,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		return exitUsage
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderr, "mcphost: interrupted: %v\n", err)
-		return exitFailure
+		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "mcphost: %v\n", err)
 	return exitFailure
@@ -298,6 +301,10 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 		}
 	}
 	opts := []host.Option{
+		// One attempt per server: a command that runs once reports a
+		// server that does not start instead of restarting it (npx, say)
+		// over and over. servers --watch passes WithConnectAttempts(0).
+		host.WithConnectAttempts(1),
 		host.WithLogger(a.log),
 		host.WithElicitationHandler(a.elicit),
 		host.WithConfirmer(a.confirm),
@@ -312,10 +319,28 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 	}
 	a.pipelines = append(a.pipelines, hostPipeline{h, pl})
 	if err := h.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			err = interruptedStarting(h)
+		}
 		a.closeHost(h)
 		return nil, err
 	}
 	return h, nil
+}
+
+// interruptedStarting says which servers were still connecting when the
+// user interrupted.
+func interruptedStarting(h *host.Host) error {
+	var slow []string
+	for _, st := range h.Status() {
+		if st.State == host.StateConnecting || st.State == host.StateReconnecting {
+			slow = append(slow, st.ID)
+		}
+	}
+	if len(slow) == 0 {
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted while connecting")}
+	}
+	return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted while connecting to %s", strings.Join(slow, ", "))}
 }
 
 // hostPipeline remembers which plugins a host uses, to close them with it.

@@ -220,14 +220,14 @@ func TestLogsGoToStderr(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	cfg := e.configFile(map[string]any{"ts": testServer(t), "bad": brokenServer(t)})
-	r := e.must(exitOK, "--config", cfg, "--log-level", "debug", "tools", "--json")
+	r := e.must(exitFailure, "--config", cfg, "--log-level", "debug", "tools", "--json")
 	tools := decodeJSON[[]map[string]any](t, r)
 	if len(tools) == 0 {
 		t.Errorf("no tools:\n%s", r)
 	}
 	wantContains(t, "stderr", r.stderr, "[DEBUG]", "warning: server bad")
 
-	r = e.must(exitOK, "--config", cfg, "--log-level", "trace", "servers", "--json")
+	r = e.must(exitFailure, "--config", cfg, "--log-level", "trace", "servers", "--json")
 	decodeJSON[[]map[string]any](t, r)
 	wantNotContains(t, "stdout", r.stdout, "[DEBUG]", "[TRACE]", "[WARN]")
 
@@ -236,7 +236,7 @@ func TestLogsGoToStderr(t *testing.T) {
 		t.Errorf("stdout = %q, want only the tool's text", r.stdout)
 	}
 
-	r = e.must(exitOK, "--config", cfg, "--log-level", "off", "tools")
+	r = e.must(exitFailure, "--config", cfg, "--log-level", "off", "tools")
 	wantNotContains(t, "stderr", r.stderr, "[WARN]")
 }
 

@@ -148,8 +148,8 @@ func TestSIGTERMLeavesNoServerBehind(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatalf("mcphost still running 15s after SIGTERM:\nstderr:\n%s", stderr.String())
 	}
-	if ps := cmd.ProcessState; !ps.Exited() || ps.ExitCode() != exitFailure {
-		t.Errorf("mcphost ended with %v, want exit status 1 (a handled signal):\nstderr:\n%s", ps, stderr.String())
+	if ps := cmd.ProcessState; !ps.Exited() || ps.ExitCode() != exitInterrupted {
+		t.Errorf("mcphost ended with %v, want exit status 130 (a handled signal):\nstderr:\n%s", ps, stderr.String())
 	}
 	wantContains(t, "stderr", stderr.String(), "interrupted")
 	if stdout.String() != "" {
@@ -165,3 +165,91 @@ func TestSIGTERMLeavesNoServerBehind(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A server that never answers initialize is killed at its startup_timeout:
+// after a one-shot command it is gone (with its grandchild), although it
+// ignores stdin EOF and SIGTERM; the command made one attempt, said which
+// server failed and exited 1. Ctrl-C while such a server is starting ends
+// mcphost with 130, naming the server, and leaves nothing behind either.
+func TestHungServerLeavesNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the mcphost binary")
+	}
+	t.Parallel()
+	bin := buildMCPHost(t)
+	ts := hosttest.BuildTestServer(t)
+	for _, interrupt := range []bool{false, true} {
+		dir := t.TempDir()
+		pidFile := filepath.Join(dir, "child.pid")
+		cfg := writeFile(t, filepath.Join(dir, "mcphost.json"), configJSON(t, map[string]any{
+			"hung": map[string]any{"command": ts, "startup_timeout": "1s",
+				"args": []string{"-hang-initialize", "-ignore-stdin-eof", "-ignore-sigterm", "-spawn-child", "-child-pid-file", pidFile}},
+		}))
+		if interrupt {
+			// Long enough that only the interrupt ends the start.
+			cfg = writeFile(t, cfg, strings.Replace(readFile(t, cfg), `"1s"`, `"10m"`, 1))
+		}
+		home := t.TempDir()
+		cmd := exec.Command(bin, "--config", cfg, "servers")
+		cmd.Dir = t.TempDir()
+		cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+		var stdout, stderr testenv.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var childPID int
+		deadline := time.Now().Add(failAfter)
+		for childPID == 0 {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				childPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("the server did not start:\n%s", stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		_, serverPID, _ := procStat(childPID)
+		t.Cleanup(func() {
+			if alive(childPID, ts) {
+				_ = syscall.Kill(childPID, syscall.SIGKILL)
+			}
+			if serverPID > 1 && alive(serverPID, ts) {
+				_ = syscall.Kill(serverPID, syscall.SIGKILL)
+			}
+		})
+		if interrupt {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-done:
+		case <-time.After(failAfter):
+			_ = cmd.Process.Kill()
+			t.Fatalf("mcphost did not end:\n%s", stderr.String())
+		}
+		want, says := exitFailure, "1 of 1 servers did not start: hung"
+		if interrupt {
+			want, says = exitInterrupted, "interrupted while connecting to hung"
+		}
+		if code := cmd.ProcessState.ExitCode(); code != want {
+			t.Errorf("interrupt %v: exit %d, want %d:\n%s", interrupt, code, want, stderr.String())
+		}
+		wantContains(t, "stderr", stderr.String(), says)
+		if !interrupt {
+			wantContains(t, "stdout", stdout.String(), "startup_timeout")
+		}
+		deadline = time.Now().Add(failAfter)
+		for alive(childPID, ts) || (serverPID > 1 && alive(serverPID, ts)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("interrupt %v: after mcphost exited, server %d or its grandchild %d is still running", interrupt, serverPID, childPID)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+

@@ -130,7 +130,7 @@ func (a *app) watchServers(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	q := newEventQueue()
-	h, err := a.startHostWith(ctx, cfg, host.WithEvents(q.push))
+	h, err := a.startHostWith(ctx, cfg, host.WithEvents(q.push), host.WithConnectAttempts(0))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while connecting: that is how this command ends

@@ -92,12 +92,12 @@ func (w *watchRun) stop() result {
 const watchEnvSecret, watchHeaderSecret = "env-w4tch-s3cret", "hdr-w4tch-s3cret"
 
 // watchServers is the server set a watch test starts with: a good server,
-// one whose command does not exist (it keeps reconnecting) and an HTTP one
+// one that crashes at every start (it keeps reconnecting) and an HTTP one
 // that nothing answers, with secrets in their env and headers.
 func watchServers(t *testing.T) map[string]any {
 	ts := testServer(t)
 	ts["env"] = map[string]any{"TOKEN": watchEnvSecret}
-	bad := brokenServer(t)
+	bad := testServer(t, "-crash-at-start")
 	bad["env"] = map[string]any{"TOKEN": watchEnvSecret}
 	remote := map[string]any{
 		"url":             "http://127.0.0.1:1/mcp",
@@ -154,9 +154,9 @@ func TestServersWatch(t *testing.T) {
 
 	// The first table is the one of "mcphost servers".
 	w.waitFor(`(?m)^ts\s+stdio\s+ready\s+\d+\s+testserver 1\.0\.0`)
-	wantContains(t, "first table", w.stdout.String(), "ID", "TRANSPORT", "SOURCE", "reconnecting", "bad: ", "no-such-server")
+	wantContains(t, "first table", w.stdout.String(), "ID", "TRANSPORT", "SOURCE", "reconnecting", "bad: ", "crashing at start")
 	// The broken server's next failures come as lines, with the attempt.
-	w.waitFor(`(?m)^\d{4}-\d\d-\d\dT\S+ bad reconnecting attempt \d+: .*no-such-server`)
+	w.waitFor(`(?m)^\d{4}-\d\d-\d\dT\S+ bad reconnecting attempt \d+: .*crashing at start`)
 
 	// A server added to the file connects.
 	writeConfig(t, cfg, map[string]any{"servers": withServer(servers, "ts2", testServer(t))})
@@ -299,7 +299,7 @@ func TestServersWatchTerminal(t *testing.T) {
 	}
 	last := screens[len(screens)-1]
 	wantContains(t, "last screen", last, "Ctrl-C to stop", "config file edits are applied", "4 servers: 2 ready,",
-		"ID", "TRANSPORT", "STATE", "ATTEMPT", "RETRY", "TOOLS", "LAST ERROR", "bad: ", "no-such-server", "config: added ts2")
+		"ID", "TRANSPORT", "STATE", "ATTEMPT", "RETRY", "TOOLS", "LAST ERROR", "bad: ", "crashing at start", "config: added ts2")
 	// A ready server has no attempt, retry nor error.
 	for _, line := range strings.Split(last, "\n") {
 		if f := strings.Fields(line); len(f) > 0 && (f[0] == "ts" || f[0] == "ts2") {
