@@ -252,4 +252,3 @@ func TestHungServerLeavesNothingBehind(t *testing.T) {
 		}
 	}
 }
-
