@@ -517,3 +517,13 @@ func TestRootsAndSamplingReachHandlers(t *testing.T) {
 		}
 	})
 }
+
+// A disabled server in an untrusted project shows disabled: it would not
+// start even if the project were trusted.
+func TestDisabledUntrustedShowsDisabled(t *testing.T) {
+	cfg := &config.Config{Servers: []*config.Server{{ID: "off", Transport: config.TransportStdio, Command: "x", Enabled: false, Untrusted: true, Source: "/p/.mcphost.yaml"}}}
+	h := startHost(t, cfg)
+	if st := statusOf(t, h, "off"); st.State != host.StateDisabled {
+		t.Fatalf("off: %s (%s), want disabled", st.State, st.Error)
+	}
+}

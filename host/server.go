@@ -89,11 +89,13 @@ func newServer(h *Host, sc *config.Server) *server {
 	switch {
 	case sc.Err != nil:
 		s.state, s.err = StateError, sc.Err
+	case !sc.Enabled:
+		// Disabled says more than untrusted: it would not start even if
+		// the project were trusted.
+		s.state = StateDisabled
 	case sc.Untrusted:
 		s.state = StateUntrusted
 		s.err = errors.New(config.UntrustedHint(dirOf(sc.Source)))
-	case !sc.Enabled:
-		s.state = StateDisabled
 	default:
 		s.state = StateConnecting
 	}

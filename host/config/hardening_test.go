@@ -2,10 +2,12 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -245,5 +247,69 @@ func TestTrustCoversProjectPlugins(t *testing.T) {
 	}
 	if trusted() {
 		t.Fatal("still trusted after the plugin file was removed")
+	}
+}
+
+// Ten writers adding to one file at once all land: each edit holds the
+// file's lock from reading to renaming. (flock locks open files, so
+// goroutines with their own descriptors contend as processes do.)
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	e := newEnv(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = AddServer(e.opts(), ScopeGlobal, ServerEntry{ID: fmt.Sprintf("s%d", i), Command: "x"}, false)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	if got := len(e.load().Servers); got != 10 {
+		t.Fatalf("%d servers in the file, want all 10", got)
+	}
+}
+
+// mcphost's own edit of a trusted project keeps it trusted; an edit by
+// anyone else untrusts it, and mcphost's edit after that does not trust it.
+func TestTrustSurvivesOwnEdits(t *testing.T) {
+	e := newEnv(t)
+	e.writeProject(".mcphost.yaml", "servers:\n  a: {command: x}\n")
+	e.trust()
+	trusted := func() bool {
+		t.Helper()
+		ok, err := IsTrusted(e.opts(), e.work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if _, err := AddServer(e.opts(), ScopeProject, ServerEntry{ID: "b", Command: "y"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetEnabled(e.opts(), ScopeProject, "a", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RemoveServer(e.opts(), ScopeProject, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !trusted() {
+		t.Fatal("mcphost's own edits untrusted the project")
+	}
+	// Someone else edits the file: untrusted, and it stays so.
+	e.writeProject(".mcphost.yaml", "servers:\n  a: {command: evil}\n")
+	if trusted() {
+		t.Fatal("an outside edit kept the project trusted")
+	}
+	if _, err := AddServer(e.opts(), ScopeProject, ServerEntry{ID: "c", Command: "z"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if trusted() {
+		t.Fatal("mcphost's edit of an untrusted project trusted it")
 	}
 }

@@ -184,6 +184,11 @@ func IsTrusted(opts LoadOptions, dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return isTrustedDir(r, dir)
+}
+
+// isTrustedDir is IsTrusted for an absolute, clean dir.
+func isTrustedDir(r *resolved, dir string) (bool, error) {
 	g, errs := readGlobal(r)
 	if len(errs) > 0 {
 		return false, errs[0]
@@ -214,6 +219,11 @@ func Trust(opts LoadOptions, dir string) error {
 	if err != nil {
 		return err
 	}
+	return trustDir(r, dir)
+}
+
+// trustDir is Trust for an absolute, clean dir.
+func trustDir(r *resolved, dir string) error {
 	contents, err := readProjectFiles(dir)
 	if err != nil {
 		return err

@@ -381,7 +381,8 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 		return fmt.Errorf("config: %s: server %q: %w (remove it first, or replace it)", path, entry.ID, ErrServerExists)
 	}
 	err = editFile(path, fileEdit{
-		kind: scopeKind(scope),
+		kind:    scopeKind(scope),
+		project: projectOf(r, scope),
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -442,7 +443,8 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 		return path, notHere()
 	}
 	err = editFile(path, fileEdit{
-		kind: scopeKind(scope),
+		kind:    scopeKind(scope),
+		project: projectOf(r, scope),
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -517,7 +519,8 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 		return src, nil
 	}
 	err = editFile(path, fileEdit{
-		kind: scopeKind(scope),
+		kind:    scopeKind(scope),
+		project: projectOf(r, scope),
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -638,12 +641,49 @@ type fileEdit struct {
 	kind layerKind // which rules the file is checked by before and after
 	yaml func(root *yaml.Node) error
 	tree func(m map[string]any) error
+	// project, for an edit of a project file, is where the trust records
+	// are: a trusted project stays trusted after mcphost's own edit.
+	project *resolved
+}
+
+// projectOf is r for an edit of the project scope, else nil.
+func projectOf(r *resolved, scope Scope) *resolved {
+	if scope == ScopeProject {
+		return r
+	}
+	return nil
 }
 
 // editFile applies e to path (an absent file counts as empty) and writes the
 // result atomically. JSON keeps unknown keys but not their order (written
 // with 2-space indent); TOML is decoded and re-encoded, which loses comments.
+//
+// The edit holds the file's lock from reading to renaming, so two mcphost
+// processes editing one file both land (or one says to try again). When e
+// edits a project file (e.project set) of a project that was trusted with
+// the file as it was just read, the trust record is renewed for the result:
+// the user's own edits through mcphost keep the project trusted, while an
+// edit by anyone else still untrusts it.
 func editFile(path string, e fileEdit) error {
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	wasTrusted := false
+	if e.project != nil {
+		wasTrusted, _ = isTrustedDir(e.project, filepath.Dir(path))
+	}
+	if err := editFileLocked(path, e); err != nil {
+		return err
+	}
+	if wasTrusted {
+		return trustDir(e.project, filepath.Dir(path))
+	}
+	return nil
+}
+
+func editFileLocked(path string, e fileEdit) error {
 	data, err := readConfigFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", unwrapPathError(err, path))

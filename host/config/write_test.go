@@ -117,9 +117,9 @@ func TestAddServerCreatesFiles(t *testing.T) {
 	if s := server(t, cfg, "local"); s.Err != nil || s.Enabled {
 		t.Fatalf("local = %+v", s)
 	}
-	// No temp files left behind.
+	// No temp files left behind (the lock file stays, by design).
 	entries, _ := os.ReadDir(e.global)
-	if len(entries) != 1 {
+	if len(entries) != 2 || entries[0].Name() != ".config.yaml.lock" {
 		t.Fatalf("global dir holds %v", entries)
 	}
 }
