@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -450,9 +451,15 @@ func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
 	return tools
 }
 
-// mapNames asks the last enforcing name stage for public names, checks them
-// and falls back to the built-in mapper when they do not fit. Shadow stages
-// are asked too, and only logged.
+// mapNames gives every key its public name. The built-in mapper names them
+// all; then each enforcing name stage renames the keys of the servers its
+// `servers` globs select (later stages over earlier ones). A stage's answer
+// is checked: one valid name per key, unique across every tool. When a stage
+// fails or answers something invalid, its on_error decides: fallback (the
+// default) and allow keep the names those tools had before the stage; deny
+// hides those tools, for deployments whose other rules depend on the names.
+// Shadow stages are asked too, and only audited. Keys missing from the
+// returned map are hidden.
 func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[naming.Key]string, error) {
 	builtin, err := h.mapper.Map(keys)
 	if err != nil {
@@ -460,11 +467,20 @@ func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[na
 	}
 	names := builtin
 	for _, is := range h.pipeline.stages {
-		if is.names == nil || len(keys) == 0 {
+		if is.names == nil {
+			continue
+		}
+		var mine []naming.Key
+		for _, k := range keys {
+			if is.appliesTo(k.Server) {
+				mine = append(mine, k)
+			}
+		}
+		if len(mine) == 0 {
 			continue
 		}
 		req := &abi.MapNamesRequest{Constraints: abi.NameConstraints{MaxLength: h.mapper.MaxLen(), Pattern: naming.Pattern(h.mapper.MaxLen())}}
-		for _, k := range keys {
+		for _, k := range mine {
 			req.Tools = append(req.Tools, abi.NameKey{Server: k.Server, Tool: k.Tool, Title: titles[k]})
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), stageTimeout)
@@ -472,30 +488,42 @@ func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[na
 		resp, err := is.names.MapNames(ctx, req)
 		cancel()
 		ev := AuditEvent{Stage: is.name, Hook: abi.HookMapNames, Shadow: is.shadow(), Duration: time.Since(start)}
-		var mapped map[naming.Key]string
+		var renamed map[naming.Key]string
 		if err == nil {
-			mapped, err = checkNames(keys, resp, h.mapper.MaxLen())
+			renamed, err = checkNames(mine, resp, h.mapper.MaxLen(), names)
 		}
 		if err != nil {
 			ev.Err = err.Error()
+			if !is.shadow() && is.onError(abi.HookMapNames) == OnErrorDeny {
+				ev.Outcome = fmt.Sprintf("hid %d", len(mine))
+				ev.Reason = "the name stage failed (on_error: deny): the tools it names are hidden"
+				h.audit(ev)
+				names = maps.Clone(names)
+				for _, k := range mine {
+					delete(names, k)
+				}
+				continue
+			}
 			ev.Outcome = "fallback"
 			h.audit(ev)
 			continue
 		}
-		ev.Outcome = fmt.Sprintf("named %d", len(mapped))
+		ev.Outcome = fmt.Sprintf("named %d", len(renamed))
 		if is.shadow() {
 			ev.Outcome = "would-" + ev.Outcome
 			h.audit(ev)
 			continue
 		}
 		h.audit(ev)
-		names = mapped
+		names = renamed
 	}
 	return names, nil
 }
 
-// checkNames validates a name stage's answer: one valid, unique name per key.
-func checkNames(keys []naming.Key, resp *abi.MapNamesResponse, maxLen int) (map[naming.Key]string, error) {
+// checkNames validates a name stage's answer for keys: one valid name per
+// key, unique across every tool (the others keep their names in current).
+// It returns current with the keys renamed.
+func checkNames(keys []naming.Key, resp *abi.MapNamesResponse, maxLen int, current map[naming.Key]string) (map[naming.Key]string, error) {
 	if resp == nil || len(resp.Names) != len(keys) {
 		got := 0
 		if resp != nil {
@@ -503,18 +531,24 @@ func checkNames(keys []naming.Key, resp *abi.MapNamesResponse, maxLen int) (map[
 		}
 		return nil, fmt.Errorf("returned %d names for %d tools", got, len(keys))
 	}
-	out := make(map[naming.Key]string, len(keys))
-	seen := make(map[string]naming.Key, len(keys))
+	out := maps.Clone(current)
 	for i, k := range keys {
 		n := resp.Names[i]
 		if !naming.Valid(n, maxLen) {
 			return nil, fmt.Errorf("name %q for %s:%s does not match %s", n, k.Server, k.Tool, naming.Pattern(maxLen))
 		}
+		out[k] = n
+	}
+	seen := make(map[string]naming.Key, len(out))
+	for k, n := range out {
 		if other, dup := seen[n]; dup && other != k {
-			return nil, fmt.Errorf("name %q is given to both %s:%s and %s:%s", n, other.Server, other.Tool, k.Server, k.Tool)
+			a, b := other, k
+			if compareStrings(a.Server+"\x00"+a.Tool, b.Server+"\x00"+b.Tool) > 0 {
+				a, b = b, a
+			}
+			return nil, fmt.Errorf("name %q is given to both %s:%s and %s:%s", n, a.Server, a.Tool, b.Server, b.Tool)
 		}
 		seen[n] = k
-		out[k] = n
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -434,5 +435,82 @@ func TestAuthStageSuppliesHeaders(t *testing.T) {
 	h = startHost(t, cfg)
 	if st := statusOf(t, h, "remote"); st.State == host.StateReady {
 		t.Fatal("connected without credentials")
+	}
+}
+
+// TestNameStageServersAndOnError pins that a name stage is asked only about
+// the servers its globs select, that its names must not collide with the
+// other tools' names, and that on_error deny hides the tools it names while
+// fallback keeps their previous names.
+func TestNameStageServersAndOnError(t *testing.T) {
+	servers := []host.Option{
+		host.WithInProcessServer("alpha", newToolServer("alpha", "a")),
+		host.WithInProcessServer("beta", newToolServer("beta", "b")),
+	}
+	var asked []string
+	var mu sync.Mutex
+	prefix := func(p string) *fakeStage {
+		return &fakeStage{name: "prefix-" + p, names: func(r *abi.MapNamesRequest) (*abi.MapNamesResponse, error) {
+			var out []string
+			for _, k := range r.Tools {
+				mu.Lock()
+				asked = append(asked, k.Server+":"+k.Tool)
+				mu.Unlock()
+				out = append(out, p+"_"+k.Tool)
+			}
+			return &abi.MapNamesResponse{Names: out}, nil
+		}}
+	}
+	names := func(h *host.Host) string {
+		var got []string
+		for _, tool := range h.Tools() {
+			got = append(got, tool.Server+":"+tool.Tool+"="+tool.Name)
+		}
+		slices.Sort(got)
+		return strings.Join(got, " ")
+	}
+
+	h := startHost(t, nil, append(servers, host.WithStages(host.StageConfig{Stage: prefix("red"), Servers: []string{"al*"}}))...)
+	if got, want := names(h), "alpha:a=red_a beta:b=mcp__beta__b"; got != want {
+		t.Errorf("servers glob: names = %q, want %q", got, want)
+	}
+	mu.Lock()
+	// The registry is rebuilt as each server becomes ready: the stage may
+	// be asked more than once, but only ever about alpha.
+	for _, a := range asked {
+		if a != "alpha:a" {
+			t.Errorf("the stage was asked about %q, want only alpha:a (asked: %v)", a, asked)
+		}
+	}
+	mu.Unlock()
+
+	// A name already held by another server's tool is a failed answer.
+	clash := &fakeStage{name: "clash", names: func(r *abi.MapNamesRequest) (*abi.MapNamesResponse, error) {
+		return &abi.MapNamesResponse{Names: []string{"mcp__beta__b"}}, nil
+	}}
+	for _, tc := range []struct {
+		onError string
+		want    string
+		outcome string
+	}{
+		{"", "alpha:a=mcp__alpha__a beta:b=mcp__beta__b", "clash=fallback"},
+		{host.OnErrorFallback, "alpha:a=mcp__alpha__a beta:b=mcp__beta__b", "clash=fallback"},
+		{host.OnErrorAllow, "alpha:a=mcp__alpha__a beta:b=mcp__beta__b", "clash=fallback"},
+		{host.OnErrorDeny, "beta:b=mcp__beta__b", "clash=hid 1"},
+	} {
+		var audit auditLog
+		h := startHost(t, nil, append(servers, host.WithAudit(audit.add),
+			host.WithStages(host.StageConfig{Stage: clash, Servers: []string{"alpha"}, OnError: tc.onError}))...)
+		if got := names(h); got != tc.want {
+			t.Errorf("on_error %q: names = %q, want %q", tc.onError, got, tc.want)
+		}
+		if !strings.Contains(audit.outcomes(), tc.outcome) {
+			t.Errorf("on_error %q: audit = %s, want %s", tc.onError, audit.outcomes(), tc.outcome)
+		}
+		if tc.onError == host.OnErrorDeny {
+			if _, err := h.CallTool(testContext(t), "alpha:a", nil); err == nil {
+				t.Errorf("on_error deny: a hidden tool was callable")
+			}
+		}
 	}
 }

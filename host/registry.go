@@ -69,7 +69,11 @@ func (h *Host) rebuildRegistry() {
 	}
 	tools := make([]Tool, 0, len(entries))
 	for _, e := range entries {
-		e.tool.Name = names[e.key]
+		name, ok := names[e.key]
+		if !ok {
+			continue // hidden by a failing name stage (on_error: deny)
+		}
+		e.tool.Name = name
 		tools = append(tools, e.tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })

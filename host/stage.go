@@ -58,11 +58,11 @@ type AuthStage interface {
 // timeout, out of memory).
 const (
 	// OnErrorDeny: policy denies, filter hides the server's tools,
-	// transform fails the call, auth fails the connect. The default for
-	// every hook but map_names.
+	// map_names hides the tools it names, transform fails the call, auth
+	// fails the connect. The default for every hook but map_names.
 	OnErrorDeny = config.OnErrorDeny
 	// OnErrorAllow: the stage is skipped as if it had allowed / kept /
-	// passed the result through unchanged.
+	// passed the result through unchanged (map_names: as fallback).
 	OnErrorAllow = config.OnErrorAllow
 	// OnErrorFallback: map_names falls back to the built-in mapping (its
 	// default).
