@@ -8,12 +8,12 @@ package main
 
 import (
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 
 	"github.com/mcphost/mcphost/pdk"
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/pdk/glob"
 	"github.com/mcphost/mcphost/pdk/policy"
 )
 
@@ -48,14 +48,14 @@ func decide(req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	// Rule 1: destructive tools are denied unless a glob allows them.
 	allowedAs := ""
 	if req.Annotations.Destructive() {
-		glob := firstMatch(globs, req.Name, full)
-		if glob == "" {
+		matched := firstMatch(globs, req.Name, full)
+		if matched == "" {
 			return &abi.PolicyDecision{
 				Decision: abi.Deny,
 				Reason:   "destructive: " + who + " may modify or delete data and matches no glob of the allow config",
 			}, nil
 		}
-		allowedAs = "destructive but allowed by " + strconv.Quote(glob)
+		allowedAs = "destructive but allowed by " + strconv.Quote(matched)
 	}
 
 	// Rule 2: open-world tools ask first. The allow list does not exempt
@@ -79,8 +79,8 @@ func decide(req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 
 // settings is the plugin's config, parsed.
 type settings struct {
-	globs   []string // allow
-	confirm bool     // confirm_open_world
+	globs   []*glob.Pattern // allow, compiled once
+	confirm bool            // confirm_open_world
 	err     error
 }
 
@@ -106,18 +106,21 @@ func loadSettings() settings {
 
 func parseSettings(allow, confirm string) settings {
 	var s settings
-	for _, glob := range strings.Split(allow, ",") {
-		glob = strings.TrimSpace(glob)
-		if glob == "" {
+	for _, text := range strings.Split(allow, ",") {
+		text = strings.TrimSpace(text)
+		if text == "" {
 			continue
 		}
-		// A broken glob is a configuration error: failing the call (the
-		// host's on_error, deny by default) is safer than ignoring it.
-		if _, err := path.Match(glob, ""); err != nil {
-			s.err = fmt.Errorf("config allow: bad glob %q: %v", glob, err)
+		// The host's matcher, so a glob means here what it means in the
+		// host's own policy ('*' crosses '/', '.', ':'). A broken glob is a
+		// configuration error: failing the call (the host's on_error, deny
+		// by default) is safer than ignoring it.
+		g, err := glob.Compile(text)
+		if err != nil {
+			s.err = fmt.Errorf("config allow: bad glob %q: %v", text, err)
 			return s
 		}
-		s.globs = append(s.globs, glob)
+		s.globs = append(s.globs, g)
 	}
 	switch confirm {
 	case "true":
@@ -131,13 +134,10 @@ func parseSettings(allow, confirm string) settings {
 
 // firstMatch returns the first glob matching the public name or
 // server:tool, or "".
-func firstMatch(globs []string, name, full string) string {
-	for _, glob := range globs {
-		if ok, _ := path.Match(glob, name); ok {
-			return glob
-		}
-		if ok, _ := path.Match(glob, full); ok {
-			return glob
+func firstMatch(globs []*glob.Pattern, name, full string) string {
+	for _, g := range globs {
+		if g.Match(name) || g.Match(full) {
+			return g.String()
 		}
 	}
 	return ""
