@@ -89,6 +89,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	defer cancel()
 
 	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
+	// Parameters the tool marks with x-mcp-header travel as HTTP headers
+	// too (SEP-2243; see paramheaders.go).
+	if ph := toolParamHeaders(tool.InputSchema); len(ph) > 0 {
+		callCtx = transports.WithRequestHeaders(callCtx, paramHeaderValues(ph, args))
+	}
 	if o.progress != nil {
 		token, release := h.registerProgress(o.progress)
 		// go-sdk hands notifications to handlers through a queue but

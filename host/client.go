@@ -24,6 +24,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 	opts := &mcp.ClientOptions{
 		// An empty capability set: go-sdk otherwise declares roots by default.
 		Capabilities:               &mcp.ClientCapabilities{},
+		Logger:                     sdkLogger(s.log),
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.onListChanged("tools") },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.onListChanged("resources") },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.onListChanged("prompts") },

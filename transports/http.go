@@ -139,6 +139,7 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 	if limitBodies {
 		rt = &limitRoundTripper{base: rt, b: b}
 	}
+	rt = contextHeaderRoundTripper{base: rt}
 	// Inside the static headers: an auth provider's headers win over
 	// configured ones of the same name.
 	if opts.Auth != nil {
@@ -272,4 +273,34 @@ func (c *sseConn) Close() error {
 	err := c.Connection.Close()
 	c.cancel()
 	return err
+}
+
+type requestHeadersKey struct{}
+
+// WithRequestHeaders returns a context whose HTTP requests (sse, http)
+// carry h as well: per-call headers such as a tool's Mcp-Param-*
+// (SEP-2243). A header the request already has is never replaced, and
+// configured and auth headers are set after these.
+func WithRequestHeaders(ctx context.Context, h http.Header) context.Context {
+	if len(h) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, requestHeadersKey{}, h)
+}
+
+// contextHeaderRoundTripper adds the headers of WithRequestHeaders.
+type contextHeaderRoundTripper struct{ base http.RoundTripper }
+
+func (c contextHeaderRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	h, _ := req.Context().Value(requestHeadersKey{}).(http.Header)
+	if len(h) == 0 {
+		return c.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	for k, vs := range h {
+		if r.Header.Get(k) == "" {
+			r.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+		}
+	}
+	return c.base.RoundTrip(r)
 }
