@@ -25,6 +25,13 @@ func NewPipeline(ctx context.Context, cfg *config.Config, opts Options) (*Pipeli
 		return nil, err
 	}
 	p := &Pipeline{Set: set, Results: builtin.NewResultStore(cfg.Results.StoreBytes)}
+	if opts.ResultsDir != "" {
+		if store, err := builtin.NewDiskResultStore(opts.ResultsDir, cfg.Results.StoreBytes, 0); err != nil {
+			opts.logger().Warn("full results are kept in memory only", "error", err)
+		} else {
+			p.Results = store
+		}
+	}
 	pol := cfg.Policy
 	if len(pol.Allow) > 0 || len(pol.Deny) > 0 {
 		p.stages = append(p.stages, host.StageConfig{Stage: builtin.GlobPolicy{Allow: pol.Allow, Deny: pol.Deny}})

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,5 +73,30 @@ func TestServerTextIsEscaped(t *testing.T) {
 	r = e.must(exitOK, "tools", "--json")
 	if !strings.Contains(r.stdout, `\u001b]52`) {
 		t.Errorf("tools --json does not carry the description exactly: %s", r.stdout)
+	}
+}
+
+// The full result of a truncated call is readable from the next command
+// (the next process): the store is a directory, not the memory of the
+// process that made it.
+func TestTruncatedResultReadableLater(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	full := strings.Repeat("0123456789", 100) + "END"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "text", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: full}}}, nil
+		})
+	e.hostOpts = []host.Option{host.WithInProcessServer("big", srv)}
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "c.yaml"), "results: {max_bytes: 100}\n")
+	r := e.must(exitOK, "--config", cfg, "call", "big:text")
+	m := regexp.MustCompile(`mcphost://results/[0-9a-f]{24}`).FindString(r.stdout)
+	if m == "" || strings.Contains(r.stdout, "END") {
+		t.Fatalf("no truncation marker naming a result:\n%s", r)
+	}
+	r = e.must(exitOK, "--config", cfg, "read", m)
+	if !strings.Contains(r.stdout, "END") {
+		t.Fatalf("the next command did not read the full result:\n%s", r)
 	}
 }

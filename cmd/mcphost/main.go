@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,6 +62,8 @@ type app struct {
 	maxNameLength int
 	yes           bool // approve every "confirm" decision without asking
 	showSecrets   bool // print secret values instead of ****
+
+	resultsDirOverride string // tests: where full results are kept
 
 	// redactors replace the configuration's secret values in stdout and
 	// stderr (see loadConfig).
@@ -133,6 +136,22 @@ func (a *app) redactSecrets(cfg *config.Config) {
 	for _, r := range a.redactors {
 		r.SetSecrets(secrets)
 	}
+}
+
+// resultsDir is where the full results of truncated calls are kept, so
+// that "mcphost read mcphost://results/<id>" works after the "mcphost call"
+// that printed it: the user cache directory (on Linux
+// $XDG_CACHE_HOME/mcphost/results). "" (no cache directory) keeps them in
+// memory.
+func (a *app) resultsDir() string {
+	if a.resultsDirOverride != "" {
+		return a.resultsDirOverride
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "mcphost", "results")
 }
 
 // flush writes out what the escaping writers held back (an incomplete
@@ -288,7 +307,7 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
-	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log, Cache: pluginCache})
+	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log, Cache: pluginCache, ResultsDir: a.resultsDir()})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

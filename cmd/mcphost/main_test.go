@@ -30,17 +30,27 @@ func TestMain(m *testing.M) {
 // the test puts in it. Nothing of the real user's configuration or of the
 // process environment is read.
 type testEnv struct {
-	t        *testing.T
-	global   string        // global config directory (config.yaml, trust records)
-	work     string        // project directory (.mcphost.yaml)
-	environ  []string      // the environment config sees (MCPHOST_*, ${VAR})
-	hostOpts []host.Option // extra host options, e.g. in-process servers
-	terminal bool          // pretend stdin and stderr are terminals
+	t          *testing.T
+	global     string        // global config directory (config.yaml, trust records)
+	work       string        // project directory (.mcphost.yaml)
+	environ    []string      // the environment config sees (MCPHOST_*, ${VAR})
+	hostOpts   []host.Option // extra host options, e.g. in-process servers
+	terminal   bool          // pretend stdin and stderr are terminals
+	resultsDir string        // see results
 }
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
 	return &testEnv{t: t, global: t.TempDir(), work: t.TempDir(), environ: []string{}}
+}
+
+// results is the directory of full results the env's commands share (made
+// on first use), as the user cache directory is shared between processes.
+func (e *testEnv) results() string {
+	if e.resultsDir == "" {
+		e.resultsDir = e.t.TempDir()
+	}
+	return e.resultsDir
 }
 
 // result is what one command line did.
@@ -67,6 +77,7 @@ func (e *testEnv) runStdin(stdin string, args ...string) result {
 	var stdout, stderr testenv.Buffer
 	a := newApp(strings.NewReader(stdin), &stdout, &stderr)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
 	if e.terminal {
 		a.isTerminal = func(any) bool { return true }

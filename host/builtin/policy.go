@@ -7,6 +7,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+
 	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/mcphost/mcphost/pdk/abi"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -51,9 +52,11 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 	if total <= t.MaxBytes {
 		return &abi.TransformResultResponse{Result: req.Result}, nil
 	}
-	uri := ""
+	uri := "" // never ResultURIPrefix alone: only with an id
 	if t.Store != nil {
-		uri = ResultURIPrefix + t.Store.Put(req.Server, req.Tool, req.Result)
+		if id := t.Store.Put(req.Server, req.Tool, req.Result); id != "" {
+			uri = ResultURIPrefix + id
+		}
 	}
 	budget := t.MaxBytes
 	kept := make([]any, 0, len(content)+2)
@@ -75,8 +78,11 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 		kept = append(kept, item)
 	}
 	marker := fmt.Sprintf("\n[truncated by mcphost: showing %d of %d bytes of text", t.MaxBytes-budget, total)
-	if uri != "" {
+	switch {
+	case uri != "":
 		marker += "; the full result is the resource " + uri
+	case t.Store != nil:
+		marker += "; the full result could not be kept (it is larger than results.store_bytes, or the store failed)"
 	}
 	marker += "]"
 	kept = append(kept, map[string]any{"type": "text", "text": marker})
@@ -128,6 +134,9 @@ type ResultStore struct {
 	size     int
 	order    []string // oldest first
 	items    map[string]*StoredResult
+
+	dir string        // "" in memory; else one file per result (diskstore.go)
+	ttl time.Duration // with dir: how long a result stays readable
 }
 
 // DefaultResultStoreBytes bounds a ResultStore made with size 0.
@@ -150,6 +159,14 @@ func (s *ResultStore) Put(server, tool string, result []byte) string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
+	if s.dir != "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := s.putDisk(id, server, tool, result); err != nil {
+			return ""
+		}
+		return id
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.size+len(result) > s.maxBytes && len(s.order) > 0 {
@@ -169,6 +186,9 @@ func (s *ResultStore) Get(idOrURI string) (*StoredResult, bool) {
 	id := strings.TrimPrefix(idOrURI, ResultURIPrefix)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dir != "" {
+		return s.getDisk(id)
+	}
 	r, ok := s.items[id]
 	return r, ok
 }
@@ -177,6 +197,9 @@ func (s *ResultStore) Get(idOrURI string) (*StoredResult, bool) {
 func (s *ResultStore) List() []StoredResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dir != "" {
+		return s.listDisk()
+	}
 	out := make([]StoredResult, 0, len(s.order))
 	for _, id := range s.order {
 		r := s.items[id]
