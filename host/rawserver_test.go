@@ -26,6 +26,7 @@ func init() {
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	send := func(s string) { out.WriteString(s + "\n"); out.Flush() }
+	lists := 0
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -41,13 +42,23 @@ func init() {
 		send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 		switch req.Method {
 		case "initialize":
-			answer(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`)
+			answer(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"raw","version":"1"}}`)
 		case "tools/list":
-			answer(`{"tools":[{"name":"bad","inputSchema":{"type":"object"}},{"name":"good","inputSchema":{"type":"object"}}]}`)
+			lists++
+			answer(`{"tools":[{"name":"bad","inputSchema":{"type":"object"}},{"name":"good","inputSchema":{"type":"object"}},{"name":"flood","inputSchema":{"type":"object"}},{"name":"lists","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
-			if req.Params.Name == "bad" {
+			switch req.Params.Name {
+			case "bad":
 				answer(`{"content":"not a list"}`)
-			} else {
+			case "flood":
+				// A thousand list_changed in one go, before the answer.
+				for i := 0; i < 1000; i++ {
+					out.WriteString(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")
+				}
+				answer(`{"content":[{"type":"text","text":"flooded"}]}`)
+			case "lists":
+				answer(fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, lists))
+			default:
 				answer(`{"content":[{"type":"text","text":"ok"}]}`)
 			}
 		case "ping":
