@@ -217,7 +217,12 @@ func (h *Host) Close(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
 		defer cancel()
 	}
-	servers := h.list()
+	// Taking the lock once h.closed is closed: a SetServers that swapped
+	// its servers in before this point has them in the snapshot, and one
+	// after it sees the host closed and changes nothing.
+	h.serversMu.Lock()
+	servers := slices.Clone(h.servers)
+	h.serversMu.Unlock()
 	var wg sync.WaitGroup
 	errs := make([]error, len(servers))
 	for i, s := range servers {

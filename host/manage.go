@@ -130,6 +130,12 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 	}
 
 	h.serversMu.Lock()
+	if h.isClosed() {
+		// Close took its snapshot already: servers added now would never
+		// be closed.
+		h.serversMu.Unlock()
+		return ServersChange{}, ErrClosed
+	}
 	var stop, start []*server
 	next := make([]*server, 0, len(want))
 	byID := map[string]*server{}

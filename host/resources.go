@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,6 +63,35 @@ func (h *Host) readStoredResult(uri string) (*mcp.ReadResourceResult, error) {
 	return nil, fmt.Errorf("host: resource %q: %w: no stored result has that id (results are kept in a bounded store; old ones are dropped)", uri, ErrUnknownResource)
 }
 
+// ListedResources returns the resources and templates of one server
+// (serverID != "") or of every ready server as last listed, without asking
+// the servers: at connect, and again on every resources/list_changed. Right
+// after Start (a one-shot command) that is what the servers just said;
+// Resources and ResourceTemplates ask afresh.
+func (h *Host) ListedResources(serverID string) ([]Resource, []ResourceTemplate) {
+	var res []Resource
+	var tmpls []ResourceTemplate
+	for _, s := range h.list() {
+		if serverID != "" && s.cfg.ID != serverID {
+			continue
+		}
+		s.mu.Lock()
+		if s.state == StateReady {
+			for _, r := range s.resources {
+				res = append(res, Resource{Server: s.cfg.ID, Resource: r})
+			}
+			for _, r := range s.templates {
+				tmpls = append(tmpls, ResourceTemplate{Server: s.cfg.ID, ResourceTemplate: r})
+			}
+		}
+		s.mu.Unlock()
+	}
+	if serverID == "" || serverID == ResultsServer {
+		res = append(res, h.storedResults()...)
+	}
+	return res, tmpls
+}
+
 // ResourceTemplates lists resource templates, like Resources.
 func (h *Host) ResourceTemplates(ctx context.Context, serverID string) ([]ResourceTemplate, error) {
 	return collect(h, ctx, serverID, (*server).refreshResources, func(s *server) []ResourceTemplate {
@@ -77,16 +107,25 @@ func (h *Host) ResourceTemplates(ctx context.Context, serverID string) ([]Resour
 // gathers what pick reads from each (under the server's lock).
 func collect[T any](h *Host, ctx context.Context, serverID string,
 	refresh func(*server, context.Context, *mcp.ClientSession) error, pick func(*server) []T) ([]T, error) {
-	var out []T
+	var mu sync.Mutex
+	got := map[*server][]T{}
 	err := h.eachServer(ctx, serverID, func(ctx context.Context, s *server, sess *mcp.ClientSession) error {
 		if err := refresh(s, ctx, sess); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		out = append(out, pick(s)...)
+		items := pick(s)
 		s.mu.Unlock()
+		mu.Lock()
+		got[s] = items
+		mu.Unlock()
 		return nil
 	})
+	// In server order, whichever answered first.
+	var out []T
+	for _, s := range h.list() {
+		out = append(out, got[s]...)
+	}
 	return out, err
 }
 
@@ -258,17 +297,23 @@ func (h *Host) eachServer(ctx context.Context, id string, fn func(context.Contex
 		}
 		return run(s)
 	}
-	var errs []error
-	for _, s := range h.list() {
+	// Every ready server at once: one slow server costs its own time only.
+	servers := h.list()
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
 		s.mu.Lock()
 		ready := s.state == StateReady
 		s.mu.Unlock()
 		if !ready {
 			continue
 		}
-		if err := run(s); err != nil {
-			errs = append(errs, err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = run(s)
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

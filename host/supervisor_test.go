@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -389,5 +390,35 @@ func TestOneConnectAttempt(t *testing.T) {
 	}
 	if n := strings.TrimSpace(string(data)); n != "1" {
 		t.Fatalf("the server was started %s times, want once", n)
+	}
+}
+
+// SetServers and Close called at once: whatever order they take, every
+// server SetServers added is closed by Close (none is left running).
+func TestSetServersAndCloseConcurrently(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		h, err := host.New(&config.Config{Servers: []*config.Server{testServer(t, "a")}}, testLogger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Start(testContext(t)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, _ = h.SetServers(testContext(t), &config.Config{Servers: []*config.Server{testServer(t, "a"), testServer(t, "b")}})
+		}()
+		go func() {
+			defer wg.Done()
+			_ = h.Close(testContext(t))
+		}()
+		wg.Wait()
+		for _, st := range h.Status() {
+			if st.State != host.StateClosed {
+				t.Fatalf("round %d: server %s is %s after Close", i, st.ID, st.State)
+			}
+		}
 	}
 }

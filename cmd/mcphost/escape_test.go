@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,5 +99,31 @@ func TestTruncatedResultReadableLater(t *testing.T) {
 	r = e.must(exitOK, "--config", cfg, "read", m)
 	if !strings.Contains(r.stdout, "END") {
 		t.Fatalf("the next command did not read the full result:\n%s", r)
+	}
+}
+
+// mcphost resources asks each server for its resources once: the listing
+// made at connect is the one shown.
+func TestResourcesFetchedOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, nil)
+	srv.AddResource(&mcp.Resource{URI: "demo://one", Name: "one"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	var lists atomic.Int64
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	e.hostOpts = []host.Option{host.WithInProcessServer("res", srv)}
+	r := e.must(exitOK, "resources")
+	wantContains(t, "resources", r.stdout, "demo://one")
+	if n := lists.Load(); n != 1 {
+		t.Fatalf("resources/list was asked %d times, want once", n)
 	}
 }

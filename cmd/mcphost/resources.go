@@ -27,21 +27,11 @@ func (a *app) resourcesCommand() *cobra.Command {
 			defer a.closeHost(h)
 			if server == "" {
 				a.warnUnavailable(h)
+			} else if err := serverReady(h, server); err != nil {
+				return err
 			}
-			res, err := h.Resources(cmd.Context(), server)
-			if err != nil {
-				if server != "" {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "warning: %v\n", err)
-			}
-			tmpls, err := h.ResourceTemplates(cmd.Context(), server)
-			if err != nil {
-				if server != "" {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "warning: %v\n", err)
-			}
+			// Listed at connect, a moment ago: not asked for again.
+			res, tmpls := h.ListedResources(server)
 			if asJSON {
 				if res == nil {
 					res = []host.Resource{}
