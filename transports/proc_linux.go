@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -83,4 +85,111 @@ func groupAlive(pgid int) bool {
 		return true
 	}
 	return false
+}
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER (linux/prctl.h).
+const prSetChildSubreaper = 36
+
+var subreaperOnce sync.Once
+
+// becomeSubreaper makes mcphost the child subreaper of everything it
+// starts: a process a server daemonizes (setsid and a double fork) is
+// reparented to mcphost instead of init, so it stays a descendant that
+// mcphost can find and end. Done once, at the first stdio start.
+func becomeSubreaper() {
+	subreaperOnce.Do(func() {
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0)
+	})
+}
+
+// killTokenHolders ends every process whose environment carries
+// tokenVar=token (everything one server started, however it detached:
+// daemons leave the process group but keep the environment), except pid
+// except (the server itself, which its reaper waits for). Processes that
+// mcphost adopted as subreaper are reaped. It returns how many it killed.
+func killTokenHolders(token string, except int) int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	want := []byte(tokenVar + "=" + token + "\x00")
+	self := os.Getpid()
+	killed := 0
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid == except || pid == self {
+			continue
+		}
+		if zombieChild(pid, self) && !isLeader(pid) {
+			// Adopted (as subreaper) and already dead, say a process of a
+			// server's group killed after the server: reap it, or it stays
+			// a zombie as long as mcphost runs.
+			reapAdopted(pid)
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + n + "/environ")
+		if err != nil || !bytes.Contains(append(env, 0), want) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) != nil {
+			continue
+		}
+		killed++
+		if parentOf(pid) == self {
+			reapAdopted(pid)
+		}
+	}
+	return killed
+}
+
+// zombieChild reports whether pid is a zombie whose parent is self.
+func zombieChild(pid, self int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 2 || len(f[0]) != 1 || f[0][0] != 'Z' {
+		return false
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return ppid == self
+}
+
+func parentOf(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return ppid
+}
+
+// reapAdopted waits (briefly) for an adopted process mcphost killed, so it
+// does not stay a zombie. Only pids found by their token are waited for:
+// never a server's own process, whose exec.Cmd waits for it.
+func reapAdopted(pid int) {
+	deadline := time.Now().Add(killWait)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		if got == pid || err != nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

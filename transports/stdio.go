@@ -3,6 +3,8 @@ package transports
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -120,7 +122,9 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, t.errorf("start %q: %w", t.command, err)
 	}
-	env := mergeEnv(os.Environ(), t.env)
+	becomeSubreaper()
+	token := newToken()
+	env := append(mergeEnv(os.Environ(), t.env), tokenVar+"="+token)
 	path, err := lookPath(t.command, t.env)
 	if err != nil {
 		return nil, t.errorf("start %q: %w", t.command, err)
@@ -184,12 +188,14 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		stdout:     stdoutR,
 		stderr:     stderrR,
 		ring:       newStderrRing(stderrLines),
+		token:      token,
 		stdinGrace: t.stdinGrace,
 		termGrace:  t.termGrace,
 		exited:     make(chan struct{}),
 		done:       make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
+	addLeader(p.pid)
 	t.mu.Lock()
 	t.ring, t.pid, t.proc = p.ring, p.pid, p
 	t.mu.Unlock()
@@ -231,6 +237,12 @@ func (t *StdioTransport) Abort() {
 	}
 	t.logger.Debug("aborting the server process", "pid", p.pid)
 	p.signalGroup(true)
+}
+
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // mergeEnv returns environ with the entries of over replacing or added.
@@ -287,6 +299,7 @@ type process struct {
 	pid                   int
 	stdin, stdout, stderr *os.File // our ends of the pipes
 	ring                  *stderrRing
+	token                 string // tokenVar's value for this start
 	stdinGrace, termGrace time.Duration
 
 	exited     chan struct{} // closed when the leader exited; status is set
@@ -353,19 +366,45 @@ func (p *process) reap() {
 		p.failed = status != describeExitCode(0)
 		p.exit(status)
 		p.cleanupGroup()
+		p.killLeftBehind()
 		p.mu.Lock()
 		_ = p.cmd.Wait()
+		removeLeader(p.pid)
 		p.reaped = true
 		p.mu.Unlock()
 		return
 	}
 	err := p.cmd.Wait()
+	removeLeader(p.pid)
 	p.mu.Lock()
 	p.reaped = true
 	p.mu.Unlock()
 	p.failed = p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success()
 	p.exit(describeExit(p.cmd.ProcessState, err))
 	p.cleanupGroup()
+	p.killLeftBehind()
+}
+
+// tokenVar marks every process a stdio server starts: its value, new for
+// each start, is in the environment the server's descendants inherit, so
+// that what detached from the process group (a daemon: setsid and a double
+// fork) can still be told apart and ended when the server ends.
+const tokenVar = "MCPHOST_SERVER_TOKEN"
+
+// leaders are the pids of the server processes mcphost runs: their
+// exec.Cmd waits for them, so no one else may reap them.
+var leaders sync.Map // int -> struct{}
+
+func addLeader(pid int)     { leaders.Store(pid, struct{}{}) }
+func removeLeader(pid int)  { leaders.Delete(pid) }
+func isLeader(pid int) bool { _, ok := leaders.Load(pid); return ok }
+
+// killLeftBehind ends the server's descendants that left its process group
+// (Linux; see killTokenHolders).
+func (p *process) killLeftBehind() {
+	if n := killTokenHolders(p.token, p.pid); n > 0 {
+		p.b.logger.Warn("ended processes the server left behind outside its process group", "pid", p.pid, "count", n)
+	}
 }
 
 func (p *process) exit(status string) {

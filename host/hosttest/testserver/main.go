@@ -89,6 +89,8 @@ var (
 	ignoreSigterm     = flag.Bool("ignore-sigterm", false, "ignore SIGTERM: only SIGKILL stops the process")
 	spawnChild        = flag.Bool("spawn-child", false, "start a grandchild process that sleeps (it inherits stdout and stderr)")
 	childPIDFile      = flag.String("child-pid-file", "", "with -spawn-child: write the child's pid to this file (default: to stderr)")
+	daemonize         = flag.String("daemonize", "", "start a daemon as daemons start (setsid and a double fork: it leaves the process group and is orphaned) that writes its pid to this file and sleeps")
+	daemonStage       = flag.Int("daemon-stage", 0, "internal: 1 = the first fork (starts stage 2 in a new session, then exits), 2 = the daemon")
 	child             = flag.Bool("child", false, "internal: be the sleeping grandchild")
 	crashAtStart      = flag.Bool("crash-at-start", false, "write a message to stderr and exit 1 before answering anything")
 	crashAtStartTimes = flag.Int("crash-at-start-times", 0, "with -state-file: crash at start as -crash-at-start does for the first N starts, then serve normally")
@@ -108,6 +110,10 @@ func main() {
 	flag.Parse()
 	if *child {
 		time.Sleep(time.Hour)
+		return
+	}
+	if *daemonStage > 0 {
+		runDaemonStage()
 		return
 	}
 	if *ignoreSigterm {
@@ -135,6 +141,12 @@ func main() {
 	if *deepSchema > maxDeepSchema {
 		fmt.Fprintf(os.Stderr, "testserver: -deep-schema is at most %d\n", maxDeepSchema)
 		os.Exit(2)
+	}
+	if *daemonize != "" {
+		if err := startDaemonStage(1); err != nil {
+			fmt.Fprintln(os.Stderr, "testserver: daemonize:", err)
+			os.Exit(1)
+		}
 	}
 	if *spawnChild {
 		if err := startChild(); err != nil {
@@ -223,6 +235,38 @@ func startChild() error {
 	}
 	fmt.Fprintln(os.Stderr, "testserver: child pid", pid)
 	return nil
+}
+
+// startDaemonStage starts this binary as the given daemon stage, in a new
+// session, detached from our stdio, and waits for the first stage (which
+// exits at once, orphaning the daemon).
+func startDaemonStage(stage int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "-daemon-stage", strconv.Itoa(stage), "-daemonize", *daemonize)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if stage == 1 {
+		return cmd.Wait()
+	}
+	return nil
+}
+
+func runDaemonStage() {
+	if *daemonStage == 1 {
+		if err := startDaemonStage(2); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0) // the daemon is now an orphan
+	}
+	if err := os.WriteFile(*daemonize, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.Exit(1)
+	}
+	time.Sleep(time.Hour)
 }
 
 type echoIn struct {
