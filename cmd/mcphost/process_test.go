@@ -252,3 +252,18 @@ func TestHungServerLeavesNothingBehind(t *testing.T) {
 		}
 	}
 }
+
+// --args @FILE reads a regular file only: a FIFO (which would block for
+// ever) or a device is refused at once, naming the file.
+func TestArgsFileMustBeRegular(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	fifo := filepath.Join(t.TempDir(), "args.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{fifo, "/dev/zero"} {
+		r := e.must(exitUsage, "call", "x:y", "--args", "@"+f)
+		wantContains(t, "stderr", r.stderr, f, "not a regular file")
+	}
+}
