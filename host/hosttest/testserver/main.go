@@ -246,7 +246,7 @@ func startDaemonStage(stage int) error {
 		return err
 	}
 	cmd := exec.Command(self, "-daemon-stage", strconv.Itoa(stage), "-daemonize", *daemonize)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	newSession(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
