@@ -63,7 +63,8 @@ type app struct {
 	yes           bool // approve every "confirm" decision without asking
 	showSecrets   bool // print secret values instead of ****
 
-	resultsDirOverride string // tests: where full results are kept
+	resultsDirOverride string          // tests: where full results are kept
+	warned             map[string]bool // configuration warnings already printed
 
 	// redactors replace the configuration's secret values in stdout and
 	// stderr (see loadConfig).
@@ -279,6 +280,13 @@ func (a *app) loadConfig() (*config.Config, error) {
 	}
 	a.redactSecrets(cfg)
 	for _, w := range cfg.Warnings {
+		if a.warned[w] {
+			continue // a command may load the configuration twice
+		}
+		if a.warned == nil {
+			a.warned = map[string]bool{}
+		}
+		a.warned[w] = true
 		fmt.Fprintf(a.stderr, "warning: %s\n", termtext.Line(w))
 	}
 	return cfg, nil
