@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcphost/mcphost/host/config"
 )
 
 // Tool parameters mirrored into HTTP headers (SEP-2243). A tool's input
@@ -44,7 +46,7 @@ func toolParamHeaders(schema any) []paramHeader {
 		p, _ := props[name].(map[string]any)
 		h, _ := p["x-mcp-header"].(string)
 		t, _ := p["type"].(string)
-		if !headerToken(h) || seen[strings.ToLower(h)] || (t != "string" && t != "integer" && t != "boolean") {
+		if !config.ValidHeaderName(h) || seen[strings.ToLower(h)] || (t != "string" && t != "integer" && t != "boolean") {
 			continue
 		}
 		seen[strings.ToLower(h)] = true
@@ -92,20 +94,6 @@ func encodeHeaderValue(s string) string {
 		return s
 	}
 	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
-}
-
-// headerToken: RFC 9110 token characters, at least one.
-func headerToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return s != ""
 }
 
 func schemaObject(schema any) (map[string]any, bool) {

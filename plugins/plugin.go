@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/safefile"
+	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins/internal/kernel"
 )
@@ -626,29 +627,8 @@ func guestText(s string) string {
 	if len(s) > maxGuestMessage {
 		s = s[:maxGuestMessage] + "…"
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return termtext.Line(strings.ToValidUTF8(s, "\uFFFD"))
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // Result is the raw outcome of one hook call (Invoke).
 type Result struct {

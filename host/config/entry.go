@@ -35,6 +35,10 @@ var (
 // other key in them is an error, as for the entry itself.
 var nestedFields = map[string][]string{"tools": toolsFields, "reconnect": reconnectFields}
 
+// ValidHeaderName reports whether s is an HTTP header name (an RFC 9110
+// token).
+func ValidHeaderName(s string) bool { return headerPattern.MatchString(s) }
+
 func isField(f string, known []string) bool {
 	for _, k := range known {
 		if k == f {
