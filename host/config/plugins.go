@@ -3,12 +3,13 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcphost/mcphost/pdk/glob"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )

@@ -1,0 +1,189 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	ktoml "github.com/knadh/koanf/parsers/toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// One edit of a configuration file: locked, checked, written atomically.
+
+// fileEdit is one change, for YAML as node edits (comments and order
+// survive) and for JSON and TOML on the decoded tree.
+type fileEdit struct {
+	kind layerKind // which rules the file is checked by before and after
+	yaml func(root *yaml.Node) error
+	tree func(m map[string]any) error
+	// project, for an edit of a project file, is where the trust records
+	// are: a trusted project stays trusted after mcphost's own edit.
+	project *resolved
+}
+
+// projectOf is r for an edit of the project scope, else nil.
+func projectOf(r *resolved, scope Scope) *resolved {
+	if scope == ScopeProject {
+		return r
+	}
+	return nil
+}
+
+// editFile applies e to path (an absent file counts as empty) and writes the
+// result atomically. JSON keeps unknown keys but not their order (written
+// with 2-space indent); TOML is decoded and re-encoded, which loses comments.
+//
+// The edit holds the file's lock from reading to renaming, so two mcphost
+// processes editing one file both land (or one says to try again). When e
+// edits a project file (e.project set) of a project that was trusted with
+// the file as it was just read, the trust record is renewed for the result:
+// the user's own edits through mcphost keep the project trusted, while an
+// edit by anyone else still untrusts it.
+func editFile(path string, e fileEdit) error {
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	wasTrusted := false
+	if e.project != nil {
+		wasTrusted, _ = isTrustedDir(e.project, filepath.Dir(path))
+	}
+	if err := editFileLocked(path, e); err != nil {
+		return err
+	}
+	if wasTrusted {
+		return trustDir(e.project, filepath.Dir(path))
+	}
+	return nil
+}
+
+func editFileLocked(path string, e fileEdit) error {
+	data, err := readConfigFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("config: %w", unwrapPathError(err, path))
+	}
+	format, err := formatOf(path)
+	if err != nil {
+		return err
+	}
+	wasValid := checkFile(e.kind, path, data) == nil
+	if _, err := parseFile(path, data); err != nil {
+		return err
+	}
+	var out []byte
+	switch format {
+	case "yaml":
+		out, err = editYAML(path, data, e.yaml)
+	case "json":
+		m := map[string]any{}
+		if len(bytes.TrimSpace(data)) > 0 {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			if err := dec.Decode(&m); err != nil {
+				return parseError(path, format, data, err)
+			}
+			if m == nil {
+				m = map[string]any{}
+			}
+		}
+		if err = e.tree(m); err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err = enc.Encode(m); err != nil {
+			return fmt.Errorf("config: %s: %w", path, err)
+		}
+		out = buf.Bytes()
+	case "toml":
+		m, perr := ktoml.Parser().Unmarshal(data)
+		if perr != nil {
+			return parseError(path, format, data, perr)
+		}
+		if m == nil {
+			m = map[string]any{}
+		}
+		if err = e.tree(m); err != nil {
+			return err
+		}
+		out, err = ktoml.Parser().Marshal(m)
+		if err != nil {
+			return fmt.Errorf("config: %s: %w", path, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// Never turn a good file into a broken one (a YAML round trip of odd
+	// input can change its meaning).
+	if err := checkFile(e.kind, path, out); err != nil && wasValid {
+		return fmt.Errorf("config: %s: the edit would make the file invalid, nothing written: %w", path, err)
+	}
+	return writeAtomic(path, out)
+}
+
+// checkFile reports the file-level errors Load would give for data.
+func checkFile(kind layerKind, path string, data []byte) error {
+	m, err := parseFile(path, data)
+	if err != nil {
+		return err
+	}
+	if _, errs := buildLayer(kind, path, filepath.Dir(path), m, false); len(errs) > 0 {
+		return joinErrors(errs)
+	}
+	return nil
+}
+
+// writeAtomic writes through a temporary file and a rename, so a crash never
+// leaves half a config. A symlinked file is written at its target. New files
+// get mode 0600 (they may hold secrets); existing files keep their mode.
+func writeAtomic(path string, data []byte) error {
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	mode := fs.FileMode(0o600)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("config: writing %s: %w", path, err)
+	}
+	return nil
+}
