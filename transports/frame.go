@@ -165,6 +165,7 @@ type msgConn struct {
 	// to the error Read reports; it is not called when we closed the stream.
 	endErr func(err error) error
 
+	nullIDs  int // answers with id null seen (read loop only)
 	incoming chan jsonrpc.Message
 	readDone chan struct{} // closed when the read loop ended; readErr is set
 	readErr  error
@@ -218,7 +219,13 @@ func (c *msgConn) readLoop() {
 				// A server's answer to something it could not parse (JSON-RPC
 				// gives such an answer id null): it answers no call of ours,
 				// and the stream is still in step.
-				c.b.logger.Warn("ignored an answer with id null (the server could not parse a message)", "message", prefix(data, 200))
+				// The first is a warning; a server repeating it is not
+				// allowed to flood the log.
+				if c.nullIDs++; c.nullIDs == 1 {
+					c.b.logger.Warn("ignored an answer with id null (the server could not parse a message)", "message", prefix(data, 200))
+				} else {
+					c.b.logger.Debug("ignored an answer with id null", "count", c.nullIDs, "message", prefix(data, 200))
+				}
 				err = nil
 				continue
 			}
