@@ -144,6 +144,20 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		if cap := s.h.opts.maxAttempts; cap > 0 && (policy.MaxAttempts == 0 || cap < policy.MaxAttempts) {
 			policy.MaxAttempts = cap
 		}
+		if authErr := s.needsAuth(err); authErr != nil {
+			// Retrying with the same credentials meets the same refusal:
+			// wait for new ones (Reconnect, a changed entry, the next start).
+			s.unlist()
+			s.setState(StateNeedsAuth, authErr)
+			first()
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.kickCh:
+				failures = 0
+				continue
+			}
+		}
 		giveUp := policy.MaxAttempts > 0 && failures >= policy.MaxAttempts
 		if giveUp || permanent(err) {
 			s.unlist()
@@ -178,6 +192,28 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		case <-t.C:
 		}
 	}
+}
+
+// needsAuth is the error of a connect that the server refused with 401
+// Unauthorized (nil otherwise): what it asked for, and what to do.
+func (s *server) needsAuth(err error) error {
+	s.mu.Lock()
+	t := s.transport
+	s.mu.Unlock()
+	c, refused := transports.Refused(t)
+	if !refused {
+		return nil
+	}
+	asked := ""
+	if c.WWWAuthenticate != "" {
+		w := firstLine(c.WWWAuthenticate)
+		if len(w) > 200 {
+			w = w[:200] + "…"
+		}
+		asked = fmt.Sprintf(" (WWW-Authenticate: %s)", w)
+	}
+	return fmt.Errorf("server %q requires authorization: it answered 401 Unauthorized%s; give it credentials (a header such as Authorization: Bearer ${TOKEN} in its entry, or an auth plugin), then reconnect: %w",
+		s.cfg.ID, asked, err)
 }
 
 // permanent reports a connect error that a retry cannot cure: the server's

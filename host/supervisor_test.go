@@ -3,6 +3,8 @@ package host_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -420,5 +422,37 @@ func TestSetServersAndCloseConcurrently(t *testing.T) {
 				t.Fatalf("round %d: server %s is %s after Close", i, st.ID, st.State)
 			}
 		}
+	}
+}
+
+// A server that answers 401 is in state needs-auth, saying what it asked
+// for and what to do; it is not retried (no reconnect storm) until
+// something changes, and a call to it fails at once with the hint.
+func TestUnauthorizedIsNeedsAuth(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	sc := &config.Server{ID: "locked", Transport: config.TransportHTTP, URL: srv.URL + "/mcp", Enabled: true,
+		StartupTimeout: bound, Reconnect: faultReconnect}
+	h := startFaultHost(t, []*config.Server{sc, testServer(t, "good")}, nil)
+	st := statusOf(t, h, "locked")
+	if st.State != host.StateNeedsAuth || !strings.Contains(st.Error, "401") || !strings.Contains(st.Error, "resource_metadata") || !strings.Contains(st.Error, "credentials") {
+		t.Fatalf("locked: %s (%s); want needs-auth with the challenge and a hint", st.State, st.Error)
+	}
+	before := requests.Load()
+	_, err := h.CallTool(testContext(t), "locked:anything", nil)
+	if err == nil || !strings.Contains(err.Error(), "requires authorization") {
+		t.Fatalf("call: %v; want the needs-auth hint", err)
+	}
+	echoWorks(t, h, "good")
+	if st := statusOf(t, h, "locked"); st.State != host.StateNeedsAuth {
+		t.Fatalf("locked: %s", st.State)
+	}
+	if after := requests.Load(); after != before {
+		t.Fatalf("%d more requests to a server that refused: want none until something changes", after-before)
 	}
 }

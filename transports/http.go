@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -152,8 +153,60 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 		}
 		rt = &HeaderRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Origin: Origin(u)}
 	}
-	c.Transport = rt
+	c.Transport = &refusalRecorder{base: rt, r: b.refused}
 	return &c
+}
+
+// refusal is the last 401 an HTTP server answered, cleared by a success.
+type refusal struct {
+	mu sync.Mutex
+	c  *Challenge
+}
+
+// refusalRecorder notes 401 answers after the auth provider (if any) had
+// its say: the server refuses the credentials mcphost can give.
+type refusalRecorder struct {
+	base http.RoundTripper
+	r    *refusal
+}
+
+func (rr *refusalRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := rr.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	rr.r.mu.Lock()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		rr.r.c = &Challenge{Status: resp.StatusCode, WWWAuthenticate: resp.Header.Get("WWW-Authenticate")}
+	case resp.StatusCode < 300:
+		rr.r.c = nil
+	}
+	rr.r.mu.Unlock()
+	return resp, err
+}
+
+// Refused reports the server's last answer 401 Unauthorized, if no success
+// came after it: the server wants credentials that mcphost does not have
+// (or that it refused). For sse, http and websocket transports.
+func Refused(t any) (Challenge, bool) {
+	var b *base
+	switch x := t.(type) {
+	case *HTTPTransport:
+		b = &x.base
+	case *SSETransport:
+		b = &x.base
+	case *WebSocketTransport:
+		b = &x.base
+	default:
+		return Challenge{}, false
+	}
+	b.refused.mu.Lock()
+	defer b.refused.mu.Unlock()
+	if b.refused.c == nil {
+		return Challenge{}, false
+	}
+	return *b.refused.c, true
 }
 
 // eventCap is the MaxEventSize given to go-sdk: our own limit on events (see

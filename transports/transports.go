@@ -161,6 +161,9 @@ type base struct {
 	limit  int64  // max message bytes
 	peer   string // who sends what we read: "server", or "client" in WebSocketHandler
 	logger hclog.Logger
+	// refused records the last 401 answer of an HTTP server (see
+	// Refused); shared by the transport's connections.
+	refused *refusal
 }
 
 func newBase(s *config.Server, opts Options) base {
@@ -173,11 +176,12 @@ func newBase(s *config.Server, opts Options) base {
 		logger = hclog.NewNullLogger()
 	}
 	return base{
-		id:     s.ID,
-		kind:   s.Transport,
-		limit:  limit,
-		peer:   "server",
-		logger: logger.With("server", s.ID, "transport", s.Transport),
+		refused: &refusal{},
+		id:      s.ID,
+		kind:    s.Transport,
+		limit:   limit,
+		peer:    "server",
+		logger:  logger.With("server", s.ID, "transport", s.Transport),
 	}
 }
 
