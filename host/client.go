@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -77,11 +78,20 @@ func (h *Host) boundDiscoverProbe(next mcp.MethodHandler) mcp.MethodHandler {
 // newTransport turns the server's config into a go-sdk transport.
 func (s *server) newTransport() (mcp.Transport, error) {
 	return transports.New(s.cfg, transports.Options{
-		Logger:     s.log,
-		HTTPClient: s.h.opts.httpClient,
-		Server:     s.inproc,
-		Auth:       s.h.authFor(s.cfg.ID, s.cfg.URL),
+		Logger:       s.log,
+		HTTPClient:   s.h.opts.httpClient,
+		Server:       s.inproc,
+		Auth:         s.h.authFor(s.cfg.ID, s.cfg.URL),
+		OAuthHandler: s.h.oauthFor(s.cfg.ID),
 	})
+}
+
+// oauthFor is the OAuth handler of a server (WithOAuthHandler), or nil.
+func (h *Host) oauthFor(serverID string) auth.OAuthHandler {
+	if h.opts.oauth == nil {
+		return nil
+	}
+	return h.opts.oauth(serverID)
 }
 
 // authFor returns the credentials hook for a server: the first enforcing

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/builtin"
@@ -42,6 +43,7 @@ type options struct {
 	audit        func(AuditEvent)
 	results      *builtin.ResultStore
 	maxAttempts  int
+	oauth        func(serverID string) auth.OAuthHandler
 }
 
 func defaultOptions() options {
@@ -60,6 +62,19 @@ func defaultOptions() options {
 // 0 keeps each server's own setting.
 func WithConnectAttempts(n int) Option {
 	return func(o *options) { o.maxAttempts = max(n, 0) }
+}
+
+// WithOAuthHandler authorizes Streamable HTTP servers with OAuth: handler
+// returns the go-sdk OAuth handler for a server id (nil: none for that
+// server), typically an auth.AuthorizationCodeHandler, which does the
+// protected-resource and authorization-server discovery, client
+// registration (pre-registered, client ID metadata document or dynamic),
+// PKCE, the resource indicator and refreshing. The handler is asked after a
+// 401 or 403; the embedding application supplies how a person authorizes
+// (its AuthorizationCodeFetcher). Without it, a 401 puts the server in
+// state needs-auth.
+func WithOAuthHandler(handler func(serverID string) auth.OAuthHandler) Option {
+	return func(o *options) { o.oauth = handler }
 }
 
 // WithLogger sets the logger. Logs never go to stdout, which belongs to the

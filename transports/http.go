@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -221,10 +222,11 @@ type HTTPTransport struct {
 	base
 	url    string
 	client *http.Client
+	oauth  auth.OAuthHandler // nil: none
 }
 
 func newStreamable(s *config.Server, opts Options) (*HTTPTransport, error) {
-	t := &HTTPTransport{base: newBase(s, opts), url: s.URL}
+	t := &HTTPTransport{base: newBase(s, opts), url: s.URL, oauth: opts.OAuthHandler}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {
 		return nil, err
@@ -241,6 +243,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		Endpoint:     t.url,
 		HTTPClient:   t.client,
 		MaxEventSize: t.eventCap(),
+		OAuthHandler: t.oauth,
 	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {

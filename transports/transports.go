@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/config"
@@ -47,6 +48,13 @@ type Options struct {
 	// servers: asked on the first request, when its headers expire, and
 	// after a 401 or 403 (the refused request is retried once).
 	Auth AuthFunc
+
+	// OAuthHandler, if set, authorizes the requests of a Streamable HTTP
+	// server with go-sdk's OAuth machinery (auth.AuthorizationCodeHandler:
+	// protected-resource and authorization-server discovery, client
+	// registration, PKCE, token refresh): it supplies the bearer token and
+	// is asked to authorize after a 401 or 403.
+	OAuthHandler auth.OAuthHandler
 
 	// Server is the in-process server for TransportInProcess entries.
 	Server *mcp.Server

@@ -17,12 +17,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
@@ -74,12 +78,18 @@ func main() {
 
 func run(ctx context.Context, scenario, url string) error {
 	var sc struct {
-		ToolCalls []toolCall `json:"toolCalls"`
+		ToolCalls    []toolCall `json:"toolCalls"`
+		ClientID     string     `json:"client_id"`
+		ClientSecret string     `json:"client_secret"`
 	}
 	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &sc); err != nil {
 			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
+	}
+	oauth, err := oauthHandler(sc.ClientID, sc.ClientSecret)
+	if err != nil {
+		return err
 	}
 	cfg := &config.Config{Servers: []*config.Server{{
 		ID: serverID, Transport: config.TransportHTTP, URL: url, Enabled: true, Source: "conformance",
@@ -88,6 +98,7 @@ func run(ctx context.Context, scenario, url string) error {
 	h, err := host.New(cfg,
 		host.WithLogger(logger),
 		host.WithElicitationHandler(acceptDefaults),
+		host.WithOAuthHandler(func(string) auth.OAuthHandler { return oauth }),
 	)
 	if err != nil {
 		return err
@@ -123,6 +134,57 @@ func run(ctx context.Context, scenario, url string) error {
 		errs = append(errs, callTool(ctx, h, t.Tool, argumentsFor(t.InputSchema)))
 	}
 	return errors.Join(errs...)
+}
+
+// redirectURL is where the authorization server sends the person back.
+const redirectURL = "http://localhost:3000/callback"
+
+// oauthHandler is go-sdk's authorization-code handler as mcphost's
+// embedders use it: a pre-registered client when the scenario gives one,
+// else a client ID metadata document, else dynamic registration.
+func oauthHandler(clientID, clientSecret string) (auth.OAuthHandler, error) {
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              redirectURL,
+		AuthorizationCodeFetcher: approve,
+		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{
+			URL: "https://conformance-test.local/client-metadata.json",
+		},
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{redirectURL}},
+		},
+	}
+	if clientID != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: clientID}
+		if clientSecret != "" {
+			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: clientSecret}
+		}
+	}
+	return auth.NewAuthorizationCodeHandler(cfg)
+}
+
+// approve plays the person at the browser: the suite's authorization
+// endpoint approves at once with a redirect to the callback, whose query
+// carries the code.
+func approve(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return nil, fmt.Errorf("authorization redirect: %w", err)
+	}
+	q := loc.Query()
+	if e := q.Get("error"); e != "" {
+		return nil, fmt.Errorf("authorization refused: %s: %s", e, q.Get("error_description"))
+	}
+	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 }
 
 // argumentsFor makes arguments for a tool from its input schema: each
