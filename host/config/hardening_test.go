@@ -275,3 +275,24 @@ func TestTrustSurvivesOwnEdits(t *testing.T) {
 		t.Fatal("mcphost's edit of an untrusted project trusted it")
 	}
 }
+
+// Scrubbing secrets from output never breaks it: short values and numbers
+// (an env DEBUG=true, a port) are not secrets to scrub, real credentials are.
+func TestSecretValuesSkipsWordsAndNumbers(t *testing.T) {
+	cfg := &Config{Servers: []*Server{{
+		URL:     "https://u:pass-word-123@h.example/mcp?key=query-secret-1&n=12345678",
+		Headers: map[string]string{"Authorization": "Bearer tok-abcdef-123", "Accept": "json"},
+		Env:     map[string]string{"DEBUG": "true", "PORT": "80808080", "TOKEN": "env-secret-9"},
+	}}}
+	got := strings.Join(cfg.SecretValues(), "|")
+	for _, want := range []string{"pass-word-123", "query-secret-1", "tok-abcdef-123", "env-secret-9"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("SecretValues lacks %q: %s", want, got)
+		}
+	}
+	for _, not := range []string{"|true|", "|json|", "80808080", "12345678"} {
+		if strings.Contains("|"+got+"|", not) {
+			t.Errorf("SecretValues holds %q, which would mangle output: %s", not, got)
+		}
+	}
+}

@@ -3,15 +3,17 @@ package config
 import (
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // Redacted stands in for a secret value in anything mcphost shows.
 const Redacted = "****"
 
-// minSecretLength: shorter values are not scrubbed from output (a value
-// such as "1" or "on" would mangle every line and protects nothing).
-const minSecretLength = 4
+// minSecretLength: shorter values are not scrubbed from output. A value
+// such as "1", "true" or "json" would mangle every line (and turn JSON
+// output invalid) while protecting nothing; real credentials are longer.
+const minSecretLength = 8
 
 // RedactURL shows a server URL without its secrets: the password of
 // user:password@ and the value of every query parameter become ****.
@@ -55,7 +57,7 @@ func (c *Config) SecretValues() []string {
 	var out []string
 	add := func(v string) {
 		v = strings.TrimSpace(v)
-		if len(v) < minSecretLength {
+		if len(v) < minSecretLength || isNumber(v) {
 			return
 		}
 		// The value, and the value as it appears inside a URL.
@@ -96,4 +98,11 @@ func (c *Config) SecretValues() []string {
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
+}
+
+// isNumber: a number is not scrubbed (it could be part of JSON syntax in
+// the output, and a configuration's numbers are not its secrets).
+func isNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
 }
