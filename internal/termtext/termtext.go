@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -82,8 +83,10 @@ func unsafe(r rune) bool {
 }
 
 // Writer escapes what is written through it as Block does. A character
-// split across two writes is held back until its end arrives.
+// split across two writes is held back until its end arrives. It is safe
+// for concurrent use (log lines from many goroutines share it).
 type Writer struct {
+	mu   sync.Mutex
 	w    io.Writer
 	hold []byte
 }
@@ -93,6 +96,8 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write escapes p and writes it; it reports len(p) on success.
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	data := p
 	if len(w.hold) > 0 {
 		data = append(w.hold, p...)
@@ -119,6 +124,8 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 // Flush writes out (escaped) what an incomplete character held back.
 func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if len(w.hold) == 0 {
 		return nil
 	}
