@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/internal/testenv"
+	"github.com/mcphost/mcphost/transports"
 )
 
 // A daemon a server starts (setsid and a double fork: out of the process
 // group, orphaned) is adopted by mcphost, the child subreaper, and ended
 // when the server ends: nothing is left behind.
 func TestStdioDaemonIsEnded(t *testing.T) {
+	transports.BecomeSubreaper() // as the mcphost command does
 	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
 	tr := newStdio(t, stdioConfig(t, "daemonizer", "-daemonize", pidFile), fastClose)
 	conn, err := tr.Connect(context.Background())

@@ -92,10 +92,8 @@ const prSetChildSubreaper = 36
 
 var subreaperOnce sync.Once
 
-// becomeSubreaper makes mcphost the child subreaper of everything it
-// starts: a process a server daemonizes (setsid and a double fork) is
-// reparented to mcphost instead of init, so it stays a descendant that
-// mcphost can find and end. Done once, at the first stdio start.
+// becomeSubreaper makes this process the child subreaper of everything it
+// starts (see BecomeSubreaper). Done once.
 func becomeSubreaper() {
 	subreaperOnce.Do(func() {
 		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0)

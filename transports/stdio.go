@@ -122,7 +122,6 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, t.errorf("start %q: %w", t.command, err)
 	}
-	becomeSubreaper()
 	token := newToken()
 	env := append(mergeEnv(os.Environ(), t.env), tokenVar+"="+token)
 	path, err := lookPath(t.command, t.env)
@@ -384,6 +383,15 @@ func (p *process) reap() {
 	p.cleanupGroup()
 	p.killLeftBehind()
 }
+
+// BecomeSubreaper makes this process the child subreaper of what it starts
+// (Linux; a no-op elsewhere): a daemon a stdio server starts (setsid and a
+// double fork) is then reparented to this process instead of init, so it
+// can be ended with its server and reaped. It changes how the whole process
+// inherits orphans, so the mcphost command does it and a library user
+// decides: without it, such daemons are still ended when their server ends
+// (found by their environment token), but reaped by init.
+func BecomeSubreaper() { becomeSubreaper() }
 
 // tokenVar marks every process a stdio server starts: its value, new for
 // each start, is in the environment the server's descendants inherit, so

@@ -26,6 +26,7 @@ import (
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/plugins"
+	"github.com/mcphost/mcphost/transports"
 )
 
 // Exit statuses.
@@ -96,6 +97,9 @@ type app struct {
 }
 
 func main() {
+	// What a stdio server daemonizes is adopted by mcphost and ended with
+	// the server (Linux).
+	transports.BecomeSubreaper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
