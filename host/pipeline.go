@@ -190,11 +190,11 @@ const maxPolicyRounds = 4
 // arguments to send.
 func (h *Host) applyPolicy(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, error) {
 	for round := 1; ; round++ {
-		next, confirms, err := h.policyRound(ctx, tool, args, caller)
+		next, confirms, rewrote, err := h.policyRound(ctx, tool, args, caller)
 		if err != nil {
 			return nil, err
 		}
-		if sameArguments(next, args) {
+		if !rewrote {
 			for _, c := range confirms {
 				if err := h.askConfirm(ctx, tool, next, c); err != nil {
 					return nil, err
@@ -219,8 +219,9 @@ type pendingConfirm struct {
 }
 
 // policyRound runs every policy stage once.
-func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, []pendingConfirm, error) {
+func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, caller *abi.Caller) (map[string]any, []pendingConfirm, bool, error) {
 	var confirms []pendingConfirm
+	rewrote := false
 	for _, is := range h.pipeline.stages {
 		if is.policy == nil || !is.appliesTo(tool.Server) {
 			continue
@@ -245,7 +246,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 			ev.Outcome = string(abi.Deny)
 			ev.Reason = "the policy stage failed (on_error: deny)"
 			h.audit(ev)
-			return nil, nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
+			return nil, nil, false, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
 		}
 		ev.Outcome, ev.Reason = string(dec.Decision), dec.Reason
 		if is.shadow() {
@@ -255,10 +256,11 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 		}
 		if dec.Decision == abi.Deny {
 			h.audit(ev)
-			return nil, nil, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
+			return nil, nil, false, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
 		}
+		// Only a stage that answers with arguments costs a comparison.
 		if dec.Arguments != nil && !sameArguments(dec.Arguments, args) {
-			args = dec.Arguments
+			args, rewrote = dec.Arguments, true
 			ev.Outcome += "+rewrite"
 		}
 		if dec.Decision == abi.Confirm {
@@ -267,7 +269,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 		}
 		h.audit(ev)
 	}
-	return args, confirms, nil
+	return args, confirms, rewrote, nil
 }
 
 // askConfirm asks the Confirmer about the final arguments.
