@@ -38,8 +38,9 @@ Arguments are a JSON object: --args '{"text":"hi"}', --args @file.json, or
 printed; other content is summarised (use --json for the whole result).
 Progress notifications are shown on standard error when it is a terminal.
 
-Exit status: 0 success, 1 the tool reported an error or the call failed,
-2 usage or configuration error (bad --args, unknown tool).`,
+Exit status: 0 success, 1 the tool reported an error, the call failed or
+the name is unknown while a server did not start, 2 usage or configuration
+error (bad --args, unknown tool).`,
 		Example: `  mcphost call mcp__everything__echo --args '{"message":"hi"}'
   mcphost call everything:echo --args @args.json
   echo '{"message":"hi"}' | mcphost call everything:echo --args -
@@ -58,6 +59,11 @@ Exit status: 0 success, 1 the tool reported an error or the call failed,
 			defer a.closeHost(h)
 			if _, ok := h.Resolve(name); !ok {
 				a.warnUnavailable(h)
+				// The tool may be one of a server that did not start: that
+				// is a failure (exit 1), not a usage error.
+				if failed := failedServers(h.Status()); failed != nil {
+					return &exitError{code: exitFailure, err: fmt.Errorf("no tool %q while %v (see the warnings above)", name, failed)}
+				}
 				return usageError("no tool %q: use a public name or server:tool from \"mcphost tools\"", name)
 			}
 			opts := []host.CallOption{host.WithCaller(cliCaller())}

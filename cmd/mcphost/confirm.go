@@ -6,10 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
+
+// maxAnswerBytes bounds what is read of a confirmation answer.
+const maxAnswerBytes = 4096
 
 // errNoTerminal explains a confirmation that could not be asked.
 var errNoTerminal = errors.New("no terminal to ask on: pass --yes to approve such calls")
@@ -27,16 +32,19 @@ func (a *app) confirm(_ context.Context, req host.ConfirmRequest) (bool, error) 
 	}
 	a.termMu.Lock()
 	defer a.termMu.Unlock()
-	fmt.Fprintf(a.stderr, "\n%s asks for confirmation", req.Stage)
+	// Every part is one escaped line: a line break in a tool name or a
+	// policy's reason must not add a line of its own to the question.
+	fmt.Fprintf(a.stderr, "\n%s asks for confirmation", termtext.Line(req.Stage))
 	if req.Reason != "" {
-		fmt.Fprintf(a.stderr, ": %s", req.Reason)
+		fmt.Fprintf(a.stderr, ": %s", termtext.Line(req.Reason))
 	}
-	fmt.Fprintf(a.stderr, "\n  call %s:%s", req.Server, req.Tool)
+	fmt.Fprintf(a.stderr, "\n  call %s:%s", termtext.Line(req.Server), termtext.Line(req.Tool))
 	if b, err := json.Marshal(req.Arguments); err == nil {
 		fmt.Fprintf(a.stderr, " with %s", oneLine(string(b), 200))
 	}
 	fmt.Fprint(a.stderr, "\n  allow? [y/N] ")
-	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	// An answer is a word: read one bounded line.
+	line, _ := bufio.NewReader(io.LimitReader(a.stdin, maxAnswerBytes)).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return true, nil

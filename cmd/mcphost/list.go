@@ -126,7 +126,8 @@ func printServers(w io.Writer, st []host.ServerStatus) error {
 		if s.ConnectDuration > 0 {
 			connect = s.ConnectDuration.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Transport, s.State, s.Tools, server, s.ProtocolVersion, connect, s.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Transport, s.State, s.Tools,
+			termtext.Line(server), termtext.Line(s.ProtocolVersion), connect, termtext.Line(s.Source))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -140,19 +141,39 @@ func printServers(w io.Writer, st []host.ServerStatus) error {
 func printServerErrors(w io.Writer, st []host.ServerStatus, maxStderr int) {
 	for _, s := range st {
 		for _, warning := range s.Warnings {
-			fmt.Fprintf(w, "\n%s: warning: %s\n", s.ID, warning)
+			fmt.Fprintf(w, "\n%s: warning: %s\n", s.ID, termtext.Line(warning))
 		}
 		if s.Error == "" {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s: %s\n", s.ID, s.Error)
-		lines := s.Stderr
-		if maxStderr > 0 && len(lines) > maxStderr {
-			lines = lines[len(lines)-maxStderr:]
-		}
-		for _, line := range lines {
-			fmt.Fprintf(w, "  stderr| %s\n", line)
-		}
+		fmt.Fprintf(w, "\n%s: %s\n", s.ID, serverError(s))
+		printStderrTail(w, s, maxStderr)
+	}
+}
+
+// serverError is a server's error for a line that already names the
+// server: without the error's own "server "ID": " prefix (the cause is said
+// once) and escaped as one line (a line break in server text must not fake
+// a line of ours).
+func serverError(s host.ServerStatus) string {
+	msg := strings.TrimPrefix(s.Error, fmt.Sprintf("server %q: ", s.ID))
+	return termtext.Line(msg)
+}
+
+// printStderrTail prints the last stderr lines of a failed server (at most
+// max of them; 0: all), each escaped, unless the tail is just the one line
+// that its error already quotes ("last stderr line: ..."): the cause is
+// said once.
+func printStderrTail(w io.Writer, s host.ServerStatus, max int) {
+	lines := s.Stderr
+	if len(lines) == 1 && strings.Contains(s.Error, fmt.Sprintf("last stderr line: %q", lines[0])) {
+		return
+	}
+	if max > 0 && len(lines) > max {
+		lines = lines[len(lines)-max:]
+	}
+	for _, line := range lines {
+		fmt.Fprintf(w, "  stderr| %s\n", termtext.Line(line))
 	}
 }
 
@@ -198,7 +219,7 @@ Servers that could not be used are named on standard error.`,
 				if desc == "" {
 					desc = t.Title
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Display, oneLine(desc, 70))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Display), oneLine(desc, 70))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -221,7 +242,7 @@ func serverReady(h *host.Host, id string) error {
 		case st.State == host.StateDisabled:
 			return fmt.Errorf("server %s is disabled (enable it with \"mcphost mcp enable %s\")", id, id)
 		case st.Error != "":
-			return fmt.Errorf("server %s is not available (%s): %s", id, st.State, st.Error)
+			return fmt.Errorf("server %s is not available (%s): %s", id, st.State, serverError(st))
 		}
 		return fmt.Errorf("server %s is not available (%s)", id, st.State)
 	}

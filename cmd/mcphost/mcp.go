@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -510,17 +511,16 @@ server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
 			defer a.closeHost(h)
 			st := h.Status()[0]
 			if st.State != host.StateReady {
-				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), st.Error)
-				for _, l := range st.Stderr {
-					fmt.Fprintf(a.stdout, "  stderr| %s\n", l)
-				}
-				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect (%s): %s", sc.ID, st.State, st.Error)}
+				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), serverError(st))
+				printStderrTail(a.stdout, st, 0)
+				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect (%s): %s", sc.ID, st.State, serverError(st))}
 			}
 			fmt.Fprintf(a.stdout, "connect + initialize + lists: %s\n", st.ConnectDuration.Round(time.Millisecond))
-			fmt.Fprintf(a.stdout, "server: %s %s, protocol %s\n", st.ServerName, st.ServerVersion, st.ProtocolVersion)
+			fmt.Fprintf(a.stdout, "server: %s, protocol %s\n",
+				termtext.Line(strings.TrimSpace(st.ServerName+" "+st.ServerVersion)), termtext.Line(st.ProtocolVersion))
 			fmt.Fprintf(a.stdout, "tools: %d\n", st.Tools)
 			for _, t := range h.Tools() {
-				fmt.Fprintf(a.stdout, "  %s\n", t.Name)
+				fmt.Fprintf(a.stdout, "  %s\n", termtext.Line(t.Name))
 			}
 			fmt.Fprintln(a.stdout, "OK")
 			return nil
