@@ -142,3 +142,26 @@ func TestServerErrorSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// The resources and prompts tables keep one row per entry.
+func TestResourceAndPromptTablesEscaped(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
+	srv.AddResource(&mcp.Resource{URI: "demo://one", Name: "one" + hostile, MIMEType: "text/plain" + spoofedLine},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "greet" + spoofedLine, Description: "Greets." + hostile,
+		Arguments: []*mcp.PromptArgument{{Name: "who" + hostile + spoofedLine}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+	e.hostOpts = []host.Option{host.WithInProcessServer("evil", srv)}
+	for _, args := range [][]string{{"resources"}, {"prompts"}} {
+		r := e.must(exitOK, args...)
+		wantContains(t, args[0], r.stdout, "evil")
+		noControls(t, args[0], r.stdout+r.stderr)
+		noSpoofedLine(t, args[0], r.stdout+r.stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 func (a *app) resourcesCommand() *cobra.Command {
@@ -44,10 +45,10 @@ func (a *app) resourcesCommand() *cobra.Command {
 			tw := table(a.stdout)
 			fmt.Fprintln(tw, "SERVER\tURI\tNAME\tMIME TYPE")
 			for _, r := range res {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI, oneLine(r.Name, 40), r.MIMEType)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, termtext.Line(r.URI), oneLine(r.Name, 40), termtext.Line(r.MIMEType))
 			}
 			for _, t := range tmpls {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, t.URITemplate, oneLine(t.Name, 40)+" (template)", t.MIMEType)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, termtext.Line(t.URITemplate), oneLine(t.Name, 40)+" (template)", termtext.Line(t.MIMEType))
 			}
 			return tw.Flush()
 		},
@@ -137,7 +138,7 @@ func (a *app) promptsCommand() *cobra.Command {
 					}
 					args = append(args, n)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Display, strings.Join(args, ","), oneLine(p.Description, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(p.Display), termtext.Line(strings.Join(args, ",")), oneLine(p.Description, 60))
 			}
 			return tw.Flush()
 		},
@@ -187,7 +188,7 @@ required arguments are marked with *).`,
 				fmt.Fprintf(a.stdout, "# %s\n", res.Description)
 			}
 			for _, m := range res.Messages {
-				fmt.Fprintf(a.stdout, "[%s]\n", m.Role)
+				fmt.Fprintf(a.stdout, "[%s]\n", termtext.Line(string(m.Role)))
 				printContentItem(a, m.Content)
 			}
 			return nil
