@@ -165,3 +165,31 @@ func TestResourceAndPromptTablesEscaped(t *testing.T) {
 		noSpoofedLine(t, args[0], r.stdout+r.stderr)
 	}
 }
+
+// A secret holding characters that JSON or a log line escapes (<, &, ")
+// is scrubbed in its escaped form too: --json output and log values do not
+// carry it either.
+func TestEscapedSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const secret = `s3cr<et&"val\ue`
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "leak", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "token: " + secret}}}, nil
+		})
+	e.hostOpts = []host.Option{host.WithInProcessServer("echo", srv)}
+	cfg := e.configFile(map[string]any{"remote": map[string]any{
+		"url": "http://127.0.0.1:9/mcp", "headers": map[string]any{"Authorization": "Bearer " + secret},
+	}})
+	for _, args := range [][]string{{"call", "echo:leak"}, {"call", "echo:leak", "--json"}, {"--log-level", "trace", "call", "echo:leak", "--json"}} {
+		r := e.run(append([]string{"--config", cfg}, args...)...)
+		wantContains(t, strings.Join(args, " "), r.stdout, "token: ")
+		raw, _ := json.Marshal(secret)
+		for _, form := range []string{secret, string(raw[1 : len(raw)-1]), `s3cr\u003cet`, `et\u0026\"val`, `\"val\\ue`} {
+			if strings.Contains(r.stdout+r.stderr, form) {
+				t.Errorf("the secret was printed as %s:\n%s", form, r)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strconv"
@@ -60,8 +62,9 @@ func (c *Config) SecretValues() []string {
 		if len(v) < minSecretLength || isNumber(v) {
 			return
 		}
-		// The value, and the value as it appears inside a URL.
-		for _, form := range []string{v, url.QueryEscape(v)} {
+		// The value, and the value as it appears inside a URL, a JSON
+		// string (--json output) and a quoted log value.
+		for _, form := range append([]string{v, url.QueryEscape(v)}, quotedForms(v)...) {
 			if !seen[form] {
 				seen[form] = true
 				out = append(out, form)
@@ -98,6 +101,24 @@ func (c *Config) SecretValues() []string {
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
+}
+
+// quotedForms are v as it appears inside a JSON string (escaped as
+// encoding/json does by default, with <, > and & as \u003c..., and without
+// that) and inside a Go-quoted string (hclog's quoted values).
+func quotedForms(v string) []string {
+	var forms []string
+	unquote := func(q string) string { return q[1 : len(q)-1] }
+	if b, err := json.Marshal(v); err == nil {
+		forms = append(forms, unquote(string(b)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) == nil {
+		forms = append(forms, unquote(strings.TrimSuffix(buf.String(), "\n")))
+	}
+	return append(forms, unquote(strconv.Quote(v)))
 }
 
 // isNumber: a number is not scrubbed (it could be part of JSON syntax in
