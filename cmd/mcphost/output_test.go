@@ -193,3 +193,17 @@ func TestEscapedSecretsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// A URL that does not parse (a space in its password) is quoted in the
+// configuration error without its password or query.
+func TestUnparsableURLSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const pass, token = "pass word-5e1f", "qtoken-9a7c1"
+	cfg := e.configFile(map[string]any{"remote": map[string]any{"url": "http://al:" + pass + "@127.0.0.1:9/mcp?token=" + token}})
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "get", "remote"}, {"servers"}, {"servers", "--json"}, {"tools"}} {
+		r := e.run(append([]string{"--config", cfg}, args...)...)
+		wantContains(t, strings.Join(args, " "), r.stdout+r.stderr, "not an absolute URL")
+		wantNotContains(t, strings.Join(args, " "), r.stdout+r.stderr, pass, token, "word")
+	}
+}

@@ -594,7 +594,7 @@ func (d *decoder) checkURL(raw, expanded, transport string) {
 	// Quote the url as written: after expansion it may hold a secret.
 	u, err := url.Parse(expanded)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		d.fail("url", "%q is not an absolute URL (like https://host/mcp)", raw)
+		d.fail("url", "%q is not an absolute URL (like https://host/mcp)", RedactURL(raw))
 		return
 	}
 	scheme := strings.ToLower(u.Scheme)

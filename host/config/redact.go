@@ -19,14 +19,15 @@ const minSecretLength = 8
 
 // RedactURL shows a server URL without its secrets: the password of
 // user:password@ and the value of every query parameter become ****.
-// A URL that does not parse is redacted whole.
+// A URL that does not parse is redacted as text (redactURLText), so that an
+// error about it can still show what is wrong.
 func RedactURL(raw string) string {
 	if raw == "" {
 		return ""
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Redacted
+		return redactURLText(raw)
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -48,6 +49,29 @@ func RedactURL(raw string) string {
 	}
 	// url.URL escapes the '*' of the placeholders; show them plainly.
 	return strings.ReplaceAll(u.String(), "%2A%2A%2A%2A", Redacted)
+}
+
+// redactURLText redacts a URL that does not parse, by its shape: whatever
+// follows the first '?' or '#' becomes ****, and so does the password of a
+// user:password@. A URL with a space in its password, say,
+// is quoted in a config error without it.
+func redactURLText(raw string) string {
+	rest, tail := raw, ""
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest, tail = rest[:i], rest[i:i+1]+Redacted
+	}
+	scheme, afterScheme := "", rest
+	if i := strings.Index(rest, "://"); i >= 0 {
+		scheme, afterScheme = rest[:i+3], rest[i+3:]
+	}
+	// The last '@' ends the user information, even past a '/' (a password
+	// may hold one): redacting part of a path is the safe mistake.
+	if at := strings.LastIndexByte(afterScheme, '@'); at >= 0 {
+		if colon := strings.IndexByte(afterScheme[:at], ':'); colon >= 0 {
+			afterScheme = afterScheme[:colon+1] + Redacted + afterScheme[at:]
+		}
+	}
+	return scheme + afterScheme + tail
 }
 
 // SecretValues lists the values that must never appear in output: every
