@@ -93,6 +93,10 @@ error (bad --args, unknown tool).`,
 				a.termMu.Unlock()
 			}
 			if err != nil {
+				if cmd.Context().Err() != nil {
+					// Ctrl-C: the cause is the interruption, said plainly.
+					return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted while calling %s", termtext.Line(name))}
+				}
 				return err
 			}
 			if asJSON {

@@ -197,7 +197,13 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintf(stderr, "mcphost: %v\nRun \"%s --help\" for usage.\n", err, path)
 		return exitUsage
 	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "mcphost: interrupted: %v\n", err)
+		// The error of an interrupted request only says so again
+		// ("...: context canceled"): name what was interrupted instead.
+		path := "mcphost"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "mcphost: interrupted while running %q\n", path)
 		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "mcphost: %v\n", err)
@@ -218,8 +224,9 @@ files (once you run "mcphost trust"), --config, MCPHOST_* variables and flags.
 "mcphost mcp add" writes it; "mcphost demo" shows everything without any.
 
 Logs go to standard error; standard output carries only results.
-Exit status: 0 success, 1 a tool reported an error or a call failed,
-2 usage or configuration error.`,
+Exit status: 0 success; 1 a tool reported an error, a call failed, or (servers,
+tools) a server that should run is in state error, reconnecting or needs-auth;
+2 usage or configuration error; 130 interrupted (Ctrl-C or SIGTERM).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

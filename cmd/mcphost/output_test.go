@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // hostileStderrServer is a stdio server entry that writes a clipboard write
@@ -205,5 +207,57 @@ func TestUnparsableURLSecretsNeverPrinted(t *testing.T) {
 		r := e.run(append([]string{"--config", cfg}, args...)...)
 		wantContains(t, strings.Join(args, " "), r.stdout+r.stderr, "not an absolute URL")
 		wantNotContains(t, strings.Join(args, " "), r.stdout+r.stderr, pass, token, "word")
+	}
+}
+
+// Ctrl-C during a request exits 130 and says so plainly, once: what was
+// interrupted, not "context canceled".
+func TestInterruptedRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	started := make(chan struct{}, 2)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	srv.AddResource(&mcp.Resource{URI: "demo://wait", Name: "wait"},
+		func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	e.hostOpts = []host.Option{host.WithInProcessServer("slow", srv)}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"call", "slow:wait"}, "mcphost: interrupted while calling slow:wait"},
+		{[]string{"read", "demo://wait"}, `mcphost: interrupted while running "mcphost read"`},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr testenv.Buffer
+		a := newApp(strings.NewReader(""), &stdout, &stderr)
+		a.globalDir, a.workDir, a.environ, a.hostOptions = e.global, e.work, e.environ, e.hostOpts
+		done := make(chan int)
+		go func() { done <- a.execute(ctx, tc.args) }()
+		select {
+		case <-started:
+		case <-time.After(failAfter):
+			t.Fatalf("%v: the request did not reach the server", tc.args)
+		}
+		cancel() // what Ctrl-C does (signal.NotifyContext)
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(failAfter):
+			t.Fatalf("%v: the interrupted command did not end", tc.args)
+		}
+		r := result{args: tc.args, code: code, stdout: stdout.String(), stderr: stderr.String()}
+		if code != exitInterrupted || strings.TrimSpace(r.stderr) != tc.says {
+			t.Errorf("want exit %d and %q alone:\n%s", exitInterrupted, tc.says, r)
+		}
 	}
 }
