@@ -274,7 +274,9 @@ file alone. Secret values (env, headers) are masked in --json.`,
 				case s.Untrusted:
 					note = "untrusted (mcphost trust)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", s.ID, s.Transport, oneLine(target(s, a.showSecrets), 50), s.Enabled, s.Source, note)
+				// One row per server: project files are outside text too.
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", s.ID, s.Transport, oneLine(target(s, a.showSecrets), 50), s.Enabled,
+					termtext.Line(s.Source), termtext.Line(note))
 			}
 			return tw.Flush()
 		},
@@ -399,7 +401,7 @@ func (a *app) mcpGetCommand() *cobra.Command {
 				sort.Strings(keys)
 				tw := table(a.stdout)
 				for _, k := range keys {
-					fmt.Fprintf(tw, "%s:\t%v\n", k, d[k])
+					fmt.Fprintf(tw, "%s:\t%s\n", k, termtext.Line(fmt.Sprint(d[k])))
 				}
 				return tw.Flush()
 			}

@@ -261,3 +261,28 @@ func TestInterruptedRequest(t *testing.T) {
 		}
 	}
 }
+
+// mcp list and mcp get show one line per server and per field, whatever
+// line breaks a (project) file's values or an entry's errors hold.
+func TestMCPListAndGetOneLineEach(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{
+		"a":      map[string]any{"command": "srv", "args": []string{"x\nenabled: false", "\x1b[2J"}},
+		"broken": map[string]any{"url": "ftp://h/", "startup_timeout": "soon"},
+	})
+	r := e.must(exitOK, "--config", cfg, "mcp", "list")
+	noControls(t, "mcp list", r.stdout+r.stderr)
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if f := strings.Fields(line); len(f) == 0 || (f[0] != "ID" && f[0] != "a" && f[0] != "broken") {
+			t.Errorf("mcp list has a line that is no row: %q\n%s", line, r)
+		}
+	}
+	r = e.must(exitOK, "--config", cfg, "mcp", "get", "a")
+	noControls(t, "mcp get", r.stdout+r.stderr)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(line, "enabled: false") {
+			t.Errorf("mcp get shows a line a value made: %q\n%s", line, r)
+		}
+	}
+}
