@@ -47,8 +47,11 @@ error (bad --args, unknown tool).`,
   mcphost call github:search_issues --args '{"q":"mcp"}' --timeout 2m --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, posArgs []string) error {
-			args, err := readArgs(argsFlag, a.stdin)
+			args, err := readArgs(cmd.Context(), argsFlag, a.stdin)
 			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &exitError{code: exitInterrupted, err: err}
+				}
 				return &exitError{code: exitUsage, err: err}
 			}
 			name := posArgs[0]
@@ -154,21 +157,42 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	return a.startHostWith(ctx, cfg)
 }
 
+// readStdin reads stdin whole (at most maxArgsBytes) unless ctx ends first.
+// The read itself cannot be cancelled: it is left to end with the process.
+func readStdin(ctx context.Context, stdin io.Reader) ([]byte, error) {
+	if stdin == nil {
+		return nil, nil
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := safefile.ReadAll(stdin, "standard input", maxArgsBytes)
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, errors.New("interrupted while reading standard input")
+	}
+}
+
 // maxArgsBytes caps the arguments read from a file or standard input.
 const maxArgsBytes = 64 << 20
 
 // readArgs parses the --args value: inline JSON, @file (a regular file) or -
-// (stdin), each at most maxArgsBytes.
-func readArgs(v string, stdin io.Reader) (map[string]any, error) {
+// (stdin), each at most maxArgsBytes. Reading stdin ends when ctx does
+// (Ctrl-C while a terminal waits for input).
+func readArgs(ctx context.Context, v string, stdin io.Reader) (map[string]any, error) {
 	var data []byte
 	switch {
 	case v == "":
 		return map[string]any{}, nil
 	case v == "-":
-		if stdin == nil {
-			stdin = strings.NewReader("")
-		}
-		b, err := safefile.ReadAll(stdin, "standard input", maxArgsBytes)
+		b, err := readStdin(ctx, stdin)
 		if err != nil {
 			return nil, fmt.Errorf("--args -: %w", err)
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -285,4 +287,81 @@ func TestMCPListAndGetOneLineEach(t *testing.T) {
 			t.Errorf("mcp get shows a line a value made: %q\n%s", line, r)
 		}
 	}
+}
+
+// endless is standard input that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// blocked is standard input that does not answer until released (a
+// terminal nobody types on); it says when it is first read.
+type blocked struct{ reading, release chan struct{} }
+
+func (b blocked) Read([]byte) (int, error) {
+	close(b.reading)
+	<-b.release
+	return 0, io.EOF
+}
+
+// --args - reads at most 64 MiB, and Ctrl-C ends a read that waits;
+// --args @FILE takes a symlink to a regular file and refuses one over the
+// limit before reading it.
+func TestArgsLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.hostOpts = []host.Option{host.WithInProcessServer("evil", hostileServer())}
+	runWith := func(ctx context.Context, stdin io.Reader, args ...string) result {
+		var stdout, stderr testenv.Buffer
+		a := newApp(stdin, &stdout, &stderr)
+		a.globalDir, a.workDir, a.environ, a.hostOptions = e.global, e.work, e.environ, e.hostOpts
+		code := a.execute(ctx, args)
+		return result{args: args, code: code, stdout: stdout.String(), stderr: stderr.String()}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	r := runWith(ctx, endless{}, "call", "evil:echo", "--args", "-")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--args -: standard input: file too large: over the limit of 67108864 bytes") {
+		t.Errorf("endless standard input:\n%s", r)
+	}
+
+	in := blocked{reading: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(in.release) })
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	done := make(chan result)
+	go func() { done <- runWith(ctx2, in, "call", "evil:echo", "--args", "-") }()
+	<-in.reading
+	cancel2() // Ctrl-C
+	select {
+	case r = <-done:
+		if r.code != exitInterrupted || !strings.Contains(r.stderr, "interrupted while reading standard input") {
+			t.Errorf("Ctrl-C while reading standard input:\n%s", r)
+		}
+	case <-time.After(failAfter):
+		t.Fatal("Ctrl-C did not end a read of standard input")
+	}
+
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxArgsBytes + 1); err != nil { // sparse: nothing is written
+		t.Fatal(err)
+	}
+	f.Close()
+	r = e.must(exitUsage, "call", "evil:echo", "--args", "@"+big)
+	wantContains(t, "a file over the limit", r.stderr, big, "too large")
+
+	link := filepath.Join(dir, "args-link.json")
+	if err := os.Symlink(writeFile(t, filepath.Join(dir, "args.json"), `{"a":1}`), link); err != nil {
+		t.Fatal(err)
+	}
+	e.must(exitOK, "call", "evil:echo", "--args", "@"+link)
 }
