@@ -22,7 +22,7 @@ var errNoTerminal = errors.New("no terminal to ask on: pass --yes to approve suc
 // confirm asks the person at the terminal to approve a call that a policy
 // answered with "confirm". --yes approves without asking; without a terminal
 // the call is denied, saying why.
-func (a *app) confirm(_ context.Context, req host.ConfirmRequest) (bool, error) {
+func (a *app) confirm(ctx context.Context, req host.ConfirmRequest) (bool, error) {
 	if a.yes {
 		a.log.Info("confirmed by --yes", "server", req.Server, "tool", req.Tool, "stage", req.Stage)
 		return true, nil
@@ -43,8 +43,20 @@ func (a *app) confirm(_ context.Context, req host.ConfirmRequest) (bool, error) 
 		fmt.Fprintf(a.stderr, " with %s", oneLine(string(b), 200))
 	}
 	fmt.Fprint(a.stderr, "\n  allow? [y/N] ")
-	// An answer is a word: read one bounded line.
-	line, _ := bufio.NewReader(io.LimitReader(a.stdin, maxAnswerBytes)).ReadString('\n')
+	// An answer is a word: read one bounded line, or stop at Ctrl-C (the
+	// signal handler keeps the process; the read would wait on).
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(io.LimitReader(a.stdin, maxAnswerBytes)).ReadString('\n')
+		answer <- line
+	}()
+	var line string
+	select {
+	case line = <-answer:
+	case <-ctx.Done():
+		fmt.Fprintln(a.stderr)
+		return false, ctx.Err()
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return true, nil

@@ -365,3 +365,33 @@ func TestArgsLimits(t *testing.T) {
 	}
 	e.must(exitOK, "call", "evil:echo", "--args", "@"+link)
 }
+
+// Ctrl-C at the confirmation prompt ends the command (exit 130).
+func TestConfirmPromptInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "c.yaml"), "policy: {confirm_destructive: true}\n")
+	in := blocked{reading: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(in.release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr testenv.Buffer
+	a := newApp(in, &stdout, &stderr)
+	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.hostOptions = []host.Option{host.WithInProcessServer("evil", destructiveServer())}
+	a.isTerminal = func(any) bool { return true }
+	args := []string{"--config", cfg, "call", "evil:wipe" + spoofedLine}
+	done := make(chan int)
+	go func() { done <- a.execute(ctx, args) }()
+	<-in.reading
+	cancel() // Ctrl-C
+	select {
+	case code := <-done:
+		r := result{args: args, code: code, stdout: stdout.String(), stderr: stderr.String()}
+		if code != exitInterrupted || !strings.Contains(r.stderr, "mcphost: interrupted while calling evil:wipe") {
+			t.Errorf("want exit %d, saying what was interrupted:\n%s", exitInterrupted, r)
+		}
+	case <-time.After(failAfter):
+		t.Fatal("Ctrl-C did not end the confirmation prompt")
+	}
+}
