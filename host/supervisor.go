@@ -141,35 +141,11 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		}
 		failures++
 		policy := s.reconnectPolicy()
-		if cap := s.h.opts.maxAttempts; cap > 0 && (policy.MaxAttempts == 0 || cap < policy.MaxAttempts) {
-			policy.MaxAttempts = cap
-		}
-		if authErr := s.needsAuth(err); authErr != nil {
-			// Retrying with the same credentials meets the same refusal:
-			// wait for new ones (Reconnect, a changed entry, the next start).
+		if state, stopErr := s.stopRetrying(err, failures, policy); stopErr != nil {
+			// Retrying cannot help until something changes: wait for it
+			// (Reconnect, SetEnabled, SetServers) or for the end.
 			s.unlist()
-			s.setState(StateNeedsAuth, authErr)
-			first()
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.kickCh:
-				failures = 0
-				continue
-			}
-		}
-		giveUp := policy.MaxAttempts > 0 && failures >= policy.MaxAttempts
-		if giveUp || permanent(err) {
-			s.unlist()
-			if !giveUp {
-				// Retrying cannot help until something changes.
-				s.setState(StateError, fmt.Errorf("%w (it is tried again on Reconnect, when enabled again, or at the next start)", err))
-			} else if policy.MaxAttempts == 1 {
-				s.setState(StateError, err)
-			} else {
-				s.setState(StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
-					s.cfg.ID, failures, policy.MaxAttempts, err))
-			}
+			s.setState(state, stopErr)
 			first()
 			select {
 			case <-ctx.Done():
@@ -192,6 +168,27 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		case <-t.C:
 		}
 	}
+}
+
+// stopRetrying decides whether a failed connect ends the retries, and with
+// which state and error: a 401 (needs-auth: the same credentials meet the
+// same refusal), an error no retry can cure, or reconnect.max_attempts
+// (capped by WithConnectAttempts) used up. A nil error means retry.
+func (s *server) stopRetrying(err error, failures int, policy config.Reconnect) (State, error) {
+	if authErr := s.needsAuth(err); authErr != nil {
+		return StateNeedsAuth, authErr
+	}
+	giveUp := policy.MaxAttempts > 0 && failures >= policy.MaxAttempts
+	switch {
+	case !giveUp && permanent(err):
+		return StateError, fmt.Errorf("%w (it is tried again on Reconnect, when enabled again, or at the next start)", err)
+	case giveUp && policy.MaxAttempts == 1:
+		return StateError, err
+	case giveUp:
+		return StateError, fmt.Errorf("server %q: gave up after %d failed connects in a row (reconnect.max_attempts %d; it is tried again on Reconnect, when enabled again, or at the next start): %w",
+			s.cfg.ID, failures, policy.MaxAttempts, err)
+	}
+	return "", nil
 }
 
 // needsAuth is the error of a connect that the server refused with 401
@@ -241,6 +238,10 @@ func (s *server) reconnectPolicy() config.Reconnect {
 	}
 	if p.MaxDelay < p.InitialDelay {
 		p.MaxDelay = p.InitialDelay
+	}
+	// WithConnectAttempts caps the attempts (one-shot programs).
+	if limit := s.h.opts.maxAttempts; limit > 0 && (p.MaxAttempts == 0 || limit < p.MaxAttempts) {
+		p.MaxAttempts = limit
 	}
 	return p
 }
