@@ -34,6 +34,24 @@ func buildMCPHost(t *testing.T) string {
 	return bin
 }
 
+// startMCPHost runs the mcphost binary with args in an empty home and
+// working directory; done receives Wait's result.
+func startMCPHost(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan error, *testenv.Buffer, *testenv.Buffer) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	var stdout, stderr testenv.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, done, &stdout, &stderr
+}
+
 // procStat returns the state letter and parent pid of pid from /proc, or
 // ok=false when there is no such process.
 func procStat(pid int) (state byte, ppid int, ok bool) {
@@ -80,18 +98,7 @@ func TestSIGTERMLeavesNoServerBehind(t *testing.T) {
 	cfg := writeFile(t, filepath.Join(dir, "mcphost.json"), configJSON(t, map[string]any{
 		"ts": map[string]any{"command": ts, "args": []string{"-spawn-child", "-ignore-stdin-eof", "-child-pid-file", pidFile}},
 	}))
-	home := t.TempDir()
-
-	cmd := exec.Command(bin, "--config", cfg, "--log-level", "info", "call", "ts:slow", "--args", `{"ms":600000}`)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
-	var stdout, stderr testenv.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, done, stdout, stderr := startMCPHost(t, bin, "--config", cfg, "--log-level", "info", "call", "ts:slow", "--args", `{"ms":600000}`)
 	exited := false
 	t.Cleanup(func() {
 		if !exited {
@@ -189,17 +196,7 @@ func TestHungServerLeavesNothingBehind(t *testing.T) {
 			// Long enough that only the interrupt ends the start.
 			cfg = writeFile(t, cfg, strings.Replace(readFile(t, cfg), `"1s"`, `"10m"`, 1))
 		}
-		home := t.TempDir()
-		cmd := exec.Command(bin, "--config", cfg, "servers")
-		cmd.Dir = t.TempDir()
-		cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
-		var stdout, stderr testenv.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		cmd, done, stdout, stderr := startMCPHost(t, bin, "--config", cfg, "servers")
 		var childPID int
 		deadline := time.Now().Add(failAfter)
 		for childPID == 0 {
