@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -77,21 +78,40 @@ func (h *Host) boundDiscoverProbe(next mcp.MethodHandler) mcp.MethodHandler {
 
 // newTransport turns the server's config into a go-sdk transport.
 func (s *server) newTransport() (mcp.Transport, error) {
+	creds, err := s.credentials()
+	if err != nil {
+		return nil, err
+	}
 	return transports.New(s.cfg, transports.Options{
 		Logger:       s.log,
 		HTTPClient:   s.h.opts.httpClient,
 		Server:       s.inproc,
 		Auth:         s.h.authFor(s.cfg.ID, s.cfg.URL),
-		OAuthHandler: s.h.oauthFor(s.cfg.ID),
+		HeaderFunc:   creds.Header,
+		OAuthHandler: creds.OAuth,
 	})
 }
 
-// oauthFor is the OAuth handler of a server (WithOAuthHandler), or nil.
-func (h *Host) oauthFor(serverID string) auth.OAuthHandler {
-	if h.opts.oauth == nil {
-		return nil
-	}
-	return h.opts.oauth(serverID)
+// credentials are the server's auth (authn.New), made once per server so
+// that its tokens outlive its connections; WithOAuthHandler replaces the
+// OAuth part.
+func (s *server) credentials() (authn.Credentials, error) {
+	s.credsOnce.Do(func() {
+		switch s.cfg.Transport {
+		case config.TransportHTTP, config.TransportSSE, config.TransportWebSocket:
+		default:
+			return
+		}
+		if s.h.opts.oauth != nil && (s.cfg.Auth.Type == config.AuthAuto || s.cfg.Auth.Type == config.AuthOAuth) {
+			s.creds.OAuth = s.h.opts.oauth(s.cfg.ID)
+			return
+		}
+		opts := s.h.opts.authOpts
+		opts.HTTPClient = s.h.opts.httpClient
+		opts.Logger = s.log
+		s.creds, s.credsErr = authn.New(s.cfg, opts)
+	})
+	return s.creds, s.credsErr
 }
 
 // authFor returns the credentials hook for a server: the first enforcing

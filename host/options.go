@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host/builtin"
 )
 
@@ -44,6 +45,7 @@ type options struct {
 	results      *builtin.ResultStore
 	maxAttempts  int
 	oauth        func(serverID string) auth.OAuthHandler
+	authOpts     authn.Options
 }
 
 func defaultOptions() options {
@@ -64,7 +66,8 @@ func WithConnectAttempts(n int) Option {
 	return func(o *options) { o.maxAttempts = max(n, 0) }
 }
 
-// WithOAuthHandler authorizes Streamable HTTP servers with OAuth: handler
+// WithOAuthHandler replaces mcphost's own OAuth (WithTokenStore,
+// WithAuthUI and the servers' auth blocks) with go-sdk handlers: handler
 // returns the go-sdk OAuth handler for a server id (nil: none for that
 // server), typically an auth.AuthorizationCodeHandler, which does the
 // protected-resource and authorization-server discovery, client
@@ -72,9 +75,29 @@ func WithConnectAttempts(n int) Option {
 // PKCE, the resource indicator and refreshing. The handler is asked after a
 // 401 or 403; the embedding application supplies how a person authorizes
 // (its AuthorizationCodeFetcher). Without it, a 401 puts the server in
-// state needs-auth.
+// state needs-auth. For every HTTP transport.
 func WithOAuthHandler(handler func(serverID string) auth.OAuthHandler) Option {
 	return func(o *options) { o.oauth = handler }
+}
+
+// WithTokenStore keeps the tokens of OAuth logins in store (the CLI's:
+// the OS keychain or mcp-auth.json) and uses the ones kept there. Without
+// it, tokens live as long as the Host.
+func WithTokenStore(store authn.Store) Option {
+	return func(o *options) { o.authOpts.Store = store }
+}
+
+// WithAuthUI is how a person authorizes a server: ui shows the
+// authorization URL (the CLI opens a browser or prints it; an application
+// shows its own prompt, and may receive the redirect itself by
+// implementing authn.CallbackReceiver). With interactive, a running server
+// that needs a login or more scopes asks at once; otherwise it is left in
+// state needs-auth until Login.
+func WithAuthUI(ui authn.UI, interactive bool) Option {
+	return func(o *options) {
+		o.authOpts.UI = ui
+		o.authOpts.Interactive = interactive && ui != nil
+	}
 }
 
 // WithLogger sets the logger. Logs never go to stdout, which belongs to the

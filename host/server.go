@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/pdk/glob"
 
 	"github.com/hashicorp/go-hclog"
@@ -36,6 +37,11 @@ type server struct {
 	// life ends when the host closes; calls in flight are cancelled with it.
 	life     context.Context
 	stopLife context.CancelFunc
+
+	// creds are the server's credentials (credentials), made on first use.
+	credsOnce sync.Once
+	creds     authn.Credentials
+	credsErr  error
 
 	mu    sync.Mutex
 	state State

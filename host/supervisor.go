@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -209,8 +210,17 @@ func (s *server) needsAuth(err error) error {
 		}
 		asked = fmt.Sprintf(" (WWW-Authenticate: %s)", w)
 	}
-	return fmt.Errorf("server %q requires authorization: it answered 401 Unauthorized%s; give it credentials (a header such as Authorization: Bearer ${TOKEN} in its entry, or an auth plugin), then reconnect: %w",
-		s.cfg.ID, asked, err)
+	reason := transports.LastAuthError(t)
+	var lr *authn.LoginRequiredError
+	switch {
+	case errors.As(reason, &lr):
+		return fmt.Errorf("%w (it answered 401 Unauthorized%s)", reason, asked)
+	case reason != nil:
+		return fmt.Errorf("server %q requires authorization (401 Unauthorized%s) and it failed: %v; run \"mcphost login %s\", or give it credentials (an auth block, or a header such as Authorization: Bearer ${TOKEN}): %w",
+			s.cfg.ID, asked, reason, s.cfg.ID, err)
+	}
+	return fmt.Errorf("server %q requires authorization: it answered 401 Unauthorized%s; run \"mcphost login %s\" if it uses OAuth, or give it credentials (an auth block, a header such as Authorization: Bearer ${TOKEN}, or an auth plugin), then reconnect: %w",
+		s.cfg.ID, asked, s.cfg.ID, err)
 }
 
 // permanent reports a connect error that a retry cannot cure: the server's

@@ -440,12 +440,12 @@ func TestUnauthorizedIsNeedsAuth(t *testing.T) {
 		StartupTimeout: bound, Reconnect: faultReconnect}
 	h := startFaultHost(t, []*config.Server{sc, testServer(t, "good")}, nil)
 	st := statusOf(t, h, "locked")
-	if st.State != host.StateNeedsAuth || !strings.Contains(st.Error, "401") || !strings.Contains(st.Error, "resource_metadata") || !strings.Contains(st.Error, "credentials") {
+	if st.State != host.StateNeedsAuth || !strings.Contains(st.Error, "401") || !strings.Contains(st.Error, "resource_metadata") || !strings.Contains(st.Error, `run "mcphost login locked"`) {
 		t.Fatalf("locked: %s (%s); want needs-auth with the challenge and a hint", st.State, st.Error)
 	}
 	before := requests.Load()
 	_, err := h.CallTool(testContext(t), "locked:anything", nil)
-	if err == nil || !strings.Contains(err.Error(), "requires authorization") {
+	if err == nil || !strings.Contains(err.Error(), "mcphost login locked") {
 		t.Fatalf("call: %v; want the needs-auth hint", err)
 	}
 	echoWorks(t, h, "good")

@@ -24,4 +24,10 @@ for bin in node conformance mcp-server-everything mcp-server-filesystem mcp-serv
     exit 1
   fi
 done
+# oidc-provider is a library (no bin): the OAuth tests import it from
+# testdata/oidc/provider.mjs.
+if [ ! -f "$dir/node_modules/oidc-provider/package.json" ]; then
+  echo "npm-deps: oidc-provider is missing from testdata/npm/node_modules after install" >&2
+  exit 1
+fi
 echo "$dir/node_modules/.bin"

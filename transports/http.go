@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -144,8 +143,14 @@ func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodie
 	rt = contextHeaderRoundTripper{base: rt}
 	// Inside the static headers: an auth provider's headers win over
 	// configured ones of the same name.
-	if opts.Auth != nil {
+	// An auth plugin, when one applies, supplies the credentials; else the
+	// server's OAuth handler.
+	switch {
+	case opts.Auth != nil:
 		rt = newAuthRoundTripper(rt, opts.Auth, Origin(u))
+	case opts.OAuthHandler != nil:
+		b.oauth = newOAuthRoundTripper(rt, opts.OAuthHandler, Origin(u))
+		rt = b.oauth
 	}
 	if len(s.Headers) > 0 || opts.HeaderFunc != nil {
 		h := make(http.Header, len(s.Headers))
@@ -191,15 +196,8 @@ func (rr *refusalRecorder) RoundTrip(req *http.Request) (*http.Response, error) 
 // came after it: the server wants credentials that mcphost does not have
 // (or that it refused). For sse, http and websocket transports.
 func Refused(t any) (Challenge, bool) {
-	var b *base
-	switch x := t.(type) {
-	case *HTTPTransport:
-		b = &x.base
-	case *SSETransport:
-		b = &x.base
-	case *WebSocketTransport:
-		b = &x.base
-	default:
+	b := baseOf(t)
+	if b == nil {
 		return Challenge{}, false
 	}
 	b.refused.mu.Lock()
@@ -222,11 +220,10 @@ type HTTPTransport struct {
 	base
 	url    string
 	client *http.Client
-	oauth  auth.OAuthHandler // nil: none
 }
 
 func newStreamable(s *config.Server, opts Options) (*HTTPTransport, error) {
-	t := &HTTPTransport{base: newBase(s, opts), url: s.URL, oauth: opts.OAuthHandler}
+	t := &HTTPTransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {
 		return nil, err
@@ -243,7 +240,6 @@ func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		Endpoint:     t.url,
 		HTTPClient:   t.client,
 		MaxEventSize: t.eventCap(),
-		OAuthHandler: t.oauth,
 	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {

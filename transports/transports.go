@@ -49,11 +49,13 @@ type Options struct {
 	// after a 401 or 403 (the refused request is retried once).
 	Auth AuthFunc
 
-	// OAuthHandler, if set, authorizes the requests of a Streamable HTTP
-	// server with go-sdk's OAuth machinery (auth.AuthorizationCodeHandler:
-	// protected-resource and authorization-server discovery, client
-	// registration, PKCE, token refresh): it supplies the bearer token and
-	// is asked to authorize after a 401 or 403.
+	// OAuthHandler, if set (and Auth is not), authorizes the requests of an
+	// sse, http or websocket server with go-sdk's OAuth machinery
+	// (auth.AuthorizationCodeHandler: protected-resource and
+	// authorization-server discovery, client registration, PKCE, token
+	// refresh): it supplies the token and is asked to authorize after a 401
+	// or 403. A handler that implements RequestAuthorizer presents its own
+	// tokens (DPoP).
 	OAuthHandler auth.OAuthHandler
 
 	// Server is the in-process server for TransportInProcess entries.
@@ -172,6 +174,8 @@ type base struct {
 	// refused records the last 401 answer of an HTTP server (see
 	// Refused); shared by the transport's connections.
 	refused *refusal
+	// oauth authorizes an HTTP server's requests (nil: no OAuth handler).
+	oauth *oauthRoundTripper
 }
 
 func newBase(s *config.Server, opts Options) base {

@@ -111,6 +111,10 @@ type Server struct {
 	// HealthInterval is the time between health checks of a ready server:
 	// 0 means DefaultHealthInterval, a negative value turns them off.
 	HealthInterval time.Duration
+	// Auth is how mcphost authenticates to an sse, http or websocket
+	// server (the auth, oauth or authorization block); Type AuthAuto when
+	// none was given.
+	Auth Auth
 
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string

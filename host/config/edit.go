@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	ktoml "github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/mcphost/mcphost/internal/safefile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -143,46 +143,9 @@ func checkFile(kind layerKind, path string, data []byte) error {
 }
 
 // writeAtomic writes through a temporary file and a rename, so a crash never
-// leaves half a config. A symlinked file is written at its target. New files
-// get mode 0600 (they may hold secrets); existing files keep their mode.
+// leaves half a config (safefile.WriteAtomic).
 func writeAtomic(path string, data []byte) error {
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
-	}
-	mode := fs.FileMode(0o600)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("config: writing %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("config: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		os.Remove(tmp)
+	if err := safefile.WriteAtomic(path, data); err != nil {
 		return fmt.Errorf("config: writing %s: %w", path, err)
 	}
 	return nil

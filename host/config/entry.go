@@ -21,7 +21,7 @@ import (
 var serverFields = []string{
 	"transport", "command", "args", "env", "cwd", "url", "headers", "enabled",
 	"startup_timeout", "request_timeout", "protocol_version", "tools", "max_message_bytes",
-	"health_interval", "reconnect",
+	"health_interval", "reconnect", "auth", "oauth", "authorization",
 }
 
 // fieldAliases maps other hosts' names to ours: .mcp.json says "type".
@@ -32,9 +32,18 @@ var (
 	reconnectFields = []string{"initial_delay", "max_delay", "max_attempts"}
 )
 
+// nestedAliases maps other hosts' names inside nested blocks to ours:
+// Claude Code's .mcp.json writes "oauth": {"clientId", "callbackPort"}.
+var nestedAliases = map[string]string{
+	"clientId": "client_id", "clientSecret": "client_secret", "callbackPort": "redirect_port",
+}
+
 // nestedFields are the server fields that hold a map with known keys; any
 // other key in them is an error, as for the entry itself.
-var nestedFields = map[string][]string{"tools": toolsFields, "reconnect": reconnectFields}
+var nestedFields = map[string][]string{
+	"tools": toolsFields, "reconnect": reconnectFields,
+	"auth": append([]string{"type"}, allAuthFields...), "oauth": authFields[AuthOAuth], "authorization": authorizationFields,
+}
 
 // ValidHeaderName reports whether s is an HTTP header name (an RFC 9110
 // token).
@@ -127,13 +136,17 @@ func normalizeEntry(l *layer, id string, raw any) (map[string]any, []error) {
 			if sm, ok := v.(map[string]any); ok {
 				clean := map[string]any{}
 				for _, sk := range sortedKeys(sm) {
+					v := sm[sk]
+					if a, ok := nestedAliases[sk]; ok {
+						sk = a
+					}
 					if !isField(sk, known) {
 						if !lenient {
 							errs = append(errs, entryError(l.source, id, canon, fmt.Sprintf("unknown field %q%s", sk, suggest(sk, known))))
 						}
 						continue
 					}
-					clean[sk] = sm[sk]
+					clean[sk] = v
 				}
 				v = clean
 			}
@@ -536,6 +549,11 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 	s.Transport = transport
 	switch transport {
 	case TransportStdio:
+		for _, n := range []string{"auth", "oauth", "authorization"} {
+			if _, ok := f[n]; ok && d.origin(n).kind != kindMCPJSON {
+				d.fail(n, "is for sse, http and websocket servers; a stdio server gets its credentials through env")
+			}
+		}
 		if rawCommand == "" {
 			if _, isField := f["command"]; isField {
 				d.fail("command", "is empty")
@@ -551,6 +569,7 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 			s.Command = c
 		}
 	case TransportHTTP, TransportSSE, TransportWebSocket:
+		d.decodeAuth(s)
 		if rawURL == "" {
 			d.fail("url", "missing: a %s server needs a url", transport)
 			break

@@ -117,6 +117,9 @@ func (c *Config) SecretValues() []string {
 		for _, v := range s.Env {
 			add(v)
 		}
+		for _, v := range s.Auth.Secrets() {
+			add(v)
+		}
 	}
 	for _, p := range c.Plugins {
 		for _, v := range p.Secrets {

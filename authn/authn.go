@@ -1,0 +1,155 @@
+// Package authn gives each sse, http and websocket server its credentials,
+// from the server's auth block (config.Auth): a static bearer token or API
+// key, a token file, and OAuth 2.1 — the authorization-code login with
+// tokens kept in the OS keychain or a file and refreshed before they
+// expire, client credentials (client secret or private-key JWT), the
+// JWT-bearer grant of workload identity, and enterprise-managed
+// authorization. DPoP-bound tokens (RFC 9449) are presented with a fresh
+// proof per request.
+//
+// Discovery, registration, PKCE and the code exchange are go-sdk's
+// (auth.AuthorizationCodeHandler, auth/extauth); this package adds what
+// go-sdk leaves to the host: the login experience, persistence, DPoP,
+// private-key JWTs and the JWT-bearer grant.
+package authn
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+// Options are what a server's credentials need besides its config entry.
+type Options struct {
+	// Store keeps the tokens of authorization-code logins. Nil keeps them
+	// in memory only (an embedding that logs in on every start).
+	Store Store
+
+	// UI shows the user where to authorize. Nil: nobody can, and a server
+	// that needs a login is left in state needs-auth.
+	UI UI
+
+	// Interactive allows authorizations to ask the user through UI while
+	// servers run: a step-up to more scopes, or a login when none was
+	// stored. Without it, only "mcphost login" (Login) asks.
+	Interactive bool
+
+	// HTTPClient sends the requests to authorization servers. Nil: a client
+	// with a 30 s timeout around http.DefaultTransport.
+	HTTPClient *http.Client
+
+	// Logger receives notes about refreshes and logins (never a token).
+	Logger hclog.Logger
+
+	// Now is the clock (tests). Nil: time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) httpClient() *http.Client {
+	if o.HTTPClient != nil {
+		return o.HTTPClient
+	}
+	return &http.Client{Timeout: 30 * time.Second}
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o *Options) logger() hclog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return hclog.NewNullLogger()
+}
+
+// Credentials is what a server's requests carry: static headers, or an
+// OAuth handler. Both nil: nothing.
+type Credentials struct {
+	// Header returns the headers of each request (bearer, api_key,
+	// token_file).
+	Header func(*http.Request) (http.Header, error)
+	// OAuth authorizes the requests (oauth and its relatives).
+	OAuth auth.OAuthHandler
+}
+
+// ErrLoginRequired is matched by the error of a server that needs an
+// interactive login that nobody can do now.
+var ErrLoginRequired = errors.New("login required")
+
+// LoginRequiredError names the server and what the user must do.
+type LoginRequiredError struct {
+	ID     string
+	Reason string // why ("no stored login", "the refresh token was refused"...)
+	Scope  string // for a step-up: the scope the server asked for
+}
+
+func (e *LoginRequiredError) Error() string {
+	if e.Scope != "" {
+		return fmt.Sprintf("server %q needs more permissions (scope %q): %s; run \"mcphost login %s\"", e.ID, e.Scope, e.Reason, e.ID)
+	}
+	return fmt.Sprintf("server %q needs a login: %s; run \"mcphost login %s\"", e.ID, e.Reason, e.ID)
+}
+
+func (e *LoginRequiredError) Unwrap() error { return ErrLoginRequired }
+
+// New returns the credentials of server s. A server with no auth block gets
+// an OAuth handler that uses stored logins and discovers everything else
+// when the server asks for authorization.
+func New(s *config.Server, opts Options) (Credentials, error) {
+	a := s.Auth
+	switch a.Type {
+	case config.AuthNone:
+		return Credentials{}, nil
+	case config.AuthBearer:
+		return Credentials{Header: staticHeader("Authorization", "Bearer "+a.Token)}, nil
+	case config.AuthAPIKey:
+		return Credentials{Header: staticHeader(a.Header, a.Key)}, nil
+	case config.AuthTokenFile:
+		return Credentials{Header: newTokenFile(s.ID, a.TokenFile).header}, nil
+	case config.AuthAuto, config.AuthOAuth:
+		h, err := newCodeHandler(s, opts, false)
+		if err != nil {
+			return Credentials{}, err
+		}
+		return Credentials{OAuth: h}, nil
+	case config.AuthClientCredentials:
+		h, err := newClientCredentials(s, opts)
+		if err != nil {
+			return Credentials{}, err
+		}
+		return Credentials{OAuth: h}, nil
+	case config.AuthJWTBearer:
+		return Credentials{OAuth: newJWTBearer(s, opts)}, nil
+	case config.AuthEnterprise:
+		return Credentials{OAuth: newEnterprise(s, opts)}, nil
+	}
+	return Credentials{}, fmt.Errorf("authn: server %q: unknown auth type %q", s.ID, a.Type)
+}
+
+// Login makes a handler for "mcphost login": it ignores stored tokens, so
+// that the server's first refusal starts an authorization through
+// opts.UI, and stores the new tokens. Only for the authorization-code
+// flow (no auth block, or an oauth block).
+func Login(s *config.Server, opts Options) (auth.OAuthHandler, error) {
+	if s.Auth.Type != config.AuthAuto && s.Auth.Type != config.AuthOAuth {
+		return nil, fmt.Errorf("authn: server %q uses auth type %s, which needs no login", s.ID, s.Auth.Type)
+	}
+	if opts.UI == nil {
+		return nil, fmt.Errorf("authn: server %q: a login needs a UI", s.ID)
+	}
+	opts.Interactive = true
+	return newCodeHandler(s, opts, true)
+}
+
+// hint is what a server in state needs-auth tells the user.
+func hint(id string) string { return fmt.Sprintf("run \"mcphost login %s\"", id) }

@@ -1,0 +1,83 @@
+package authn
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"sync"
+	"syscall"
+	"time"
+)
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// guardedTransport refuses connections to addresses that a server on the
+// internet has no business pointing mcphost at (SSRF through discovery
+// metadata): link-local (cloud metadata services), multicast, unspecified,
+// and — unless the MCP server itself is on a private network — private
+// and CGNAT ranges. Loopback stays allowed: local development, and a
+// loopback server's authorization server.
+func guardedTransport(base http.RoundTripper, serverURL string) http.RoundTripper {
+	t, ok := base.(*http.Transport)
+	if !ok || t.DialContext != nil || t.DialTLSContext != nil || t.Proxy != nil && base != http.DefaultTransport {
+		return base // the embedder took over dialing
+	}
+	var (
+		once         sync.Once
+		allowPrivate bool
+	)
+	// A server on a private network (by address, or by a name that
+	// resolves there) may have its authorization server there too.
+	serverIsPrivate := func() bool {
+		once.Do(func() {
+			u, err := url.Parse(serverURL)
+			if err != nil {
+				return
+			}
+			ips := []netip.Addr{}
+			if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+				ips = append(ips, ip)
+			} else {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				ips, _ = net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+			}
+			for _, ip := range ips {
+				ip = ip.Unmap()
+				if ip.IsPrivate() || cgnat.Contains(ip) {
+					allowPrivate = true
+				}
+			}
+		})
+		return allowPrivate
+	}
+	c := t.Clone()
+	c.DialContext = (&net.Dialer{
+		Timeout:   30 * time.Second,
+		KeepAlive: 30 * time.Second,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				host = address
+			}
+			ip, err := netip.ParseAddr(host)
+			if err != nil {
+				return fmt.Errorf("authorization server address %q is not an IP", host)
+			}
+			ip = ip.Unmap()
+			switch {
+			case ip.IsLoopback():
+				return nil
+			case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified():
+				return fmt.Errorf("refusing to contact %s for authorization: a link-local or reserved address", ip)
+			case (ip.IsPrivate() || cgnat.Contains(ip)) && !serverIsPrivate():
+				return fmt.Errorf("refusing to contact %s for authorization: a private address, and the server is not on a private network", ip)
+			}
+			return nil
+		},
+	}).DialContext
+	return c
+}

@@ -1,0 +1,171 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// refreshEarly: a token is refreshed this long before it expires, so that
+// a request never leaves with a token that expires on the way.
+const refreshEarly = 30 * time.Second
+
+// storedSource is the token source of one server's login: it hands out the
+// stored access token, refreshes it before it expires (and when the server
+// refuses it), and writes every new token back to the store under the
+// store's lock — after checking whether another process refreshed first.
+type storedSource struct {
+	id     string
+	store  Store // nil: memory only
+	client *http.Client
+	now    func() time.Time
+
+	mu  sync.Mutex
+	rec *Record
+}
+
+func (s *storedSource) token(rec *Record) *oauth2.Token {
+	t := &oauth2.Token{AccessToken: rec.AccessToken, TokenType: rec.TokenType, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiresAt}
+	return t.WithExtra(map[string]any{"scope": rec.Scope})
+}
+
+func (s *storedSource) fresh(rec *Record) bool {
+	return rec.AccessToken != "" && (rec.ExpiresAt.IsZero() || s.now().Add(refreshEarly).Before(rec.ExpiresAt))
+}
+
+// Token implements oauth2.TokenSource.
+func (s *storedSource) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fresh(s.rec) {
+		return s.token(s.rec), nil
+	}
+	if err := s.refreshLocked(context.Background(), false); err != nil {
+		return nil, err
+	}
+	return s.token(s.rec), nil
+}
+
+// Refresh gets a new access token even if the current one looks valid
+// (the server refused it).
+func (s *storedSource) Refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refreshLocked(ctx, true)
+}
+
+func (s *storedSource) canRefresh() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rec.RefreshToken != "" && s.rec.TokenURL != ""
+}
+
+func (s *storedSource) record() Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.rec
+}
+
+// errNoRefresh: the token expired and there is nothing to refresh it with.
+var errNoRefresh = &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "the access token expired and no refresh token was issued"}
+
+func (s *storedSource) refreshLocked(ctx context.Context, force bool) error {
+	if s.rec.RefreshToken == "" || s.rec.TokenURL == "" {
+		return errNoRefresh
+	}
+	if s.store != nil {
+		unlock, err := s.store.Lock()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		// Another mcphost may have refreshed (and so spent our refresh
+		// token, where the server rotates them): take its token.
+		if cur, err := s.store.Load(s.id); err == nil && cur != nil && cur.Resource == s.rec.Resource &&
+			cur.AccessToken != s.rec.AccessToken && s.fresh(cur) {
+			s.rec = cur
+			return nil
+		} else if err == nil && cur != nil && cur.Resource == s.rec.Resource && cur.RefreshToken != "" {
+			s.rec.RefreshToken = cur.RefreshToken
+		}
+	}
+	_ = force
+	cfg := &oauth2.Config{
+		ClientID:     s.rec.ClientID,
+		ClientSecret: s.rec.ClientSecret,
+		Endpoint:     oauth2.Endpoint{TokenURL: s.rec.TokenURL, AuthStyle: oauth2.AuthStyle(s.rec.AuthStyle)},
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, oauth2.HTTPClient, s.client), 30*time.Second)
+	defer cancel()
+	// An access token-less token makes oauth2 refresh at once. RFC 8707:
+	// the refreshed token is for the same resource.
+	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: s.rec.RefreshToken}).Token()
+	if err != nil {
+		return fmt.Errorf("refreshing the token of server %q: %w", s.id, describeRetrieveError(err))
+	}
+	next := *s.rec
+	applyToken(&next, tok, s.now())
+	s.rec = &next
+	if s.store != nil {
+		if err := s.store.Save(s.id, &next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyToken copies a token response into rec.
+func applyToken(rec *Record, tok *oauth2.Token, now time.Time) {
+	rec.AccessToken = tok.AccessToken
+	if tok.RefreshToken != "" {
+		rec.RefreshToken = tok.RefreshToken
+	}
+	rec.TokenType = tok.Type()
+	rec.ExpiresAt = tok.Expiry
+	if sc, ok := tok.Extra("scope").(string); ok && sc != "" {
+		rec.Scope = sc
+	}
+	rec.Updated = now.UTC()
+}
+
+// describeRetrieveError keeps what an authorization server said (error and
+// error_description) and drops the response body, which may echo a token.
+func describeRetrieveError(err error) error {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		return err
+	}
+	msg := re.ErrorCode
+	if msg == "" && re.Response != nil {
+		msg = fmt.Sprintf("HTTP %d", re.Response.StatusCode)
+	}
+	if re.ErrorDescription != "" {
+		msg += ": " + oneLine(re.ErrorDescription, 300)
+	}
+	return &authServerError{msg: "the authorization server answered " + msg, re: re}
+}
+
+type authServerError struct {
+	msg string
+	re  *oauth2.RetrieveError
+}
+
+func (e *authServerError) Error() string { return e.msg }
+func (e *authServerError) Unwrap() error { return e.re }
+
+// oneLine shortens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

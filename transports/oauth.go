@@ -1,0 +1,173 @@
+package transports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/oauth2"
+)
+
+// RequestAuthorizer is implemented by OAuth handlers whose tokens are not
+// plain bearer tokens: a DPoP-bound token (RFC 9449) goes out as
+// "Authorization: DPoP <token>" with a fresh proof on every request, and a
+// server may ask for a proof with its nonce.
+type RequestAuthorizer interface {
+	// AuthorizeRequest sets req's Authorization (and proof) headers for tok.
+	AuthorizeRequest(req *http.Request, tok *oauth2.Token) error
+	// NonceChallenge reads resp's nonce, if any, and reports whether resp
+	// is a refusal that the same request with that nonce may cure.
+	NonceChallenge(resp *http.Response) bool
+}
+
+// oauthRoundTripper authorizes every request of one server with an OAuth
+// handler, for every HTTP transport alike (go-sdk's own hook exists for
+// Streamable HTTP only and always says "Bearer"). After a 401 or 403 it asks
+// the handler to authorize (log in again, step up, refresh...) — one request
+// at a time, so that concurrent refusals cause one authorization — and sends
+// the request once more.
+type oauthRoundTripper struct {
+	base    http.RoundTripper
+	handler auth.OAuthHandler
+	origin  string // credentials go to this origin only
+
+	mu  sync.Mutex // serializes Authorize
+	gen uint64     // counts successful Authorize calls (under mu)
+
+	lastMu  sync.Mutex
+	lastErr error // why the last authorization failed; cleared by a success
+}
+
+func newOAuthRoundTripper(base http.RoundTripper, h auth.OAuthHandler, origin string) *oauthRoundTripper {
+	return &oauthRoundTripper{base: base, handler: h, origin: origin}
+}
+
+// send sends a copy of req with the handler's current credentials.
+func (o *oauthRoundTripper) send(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if req.Body != nil && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	ts, err := o.handler.TokenSource(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	if ts != nil {
+		tok, err := ts.Token()
+		var re *oauth2.RetrieveError
+		switch {
+		case errors.As(err, &re):
+			// A refused refresh: send without a token, so that the
+			// server's 401 starts an authorization.
+		case err != nil:
+			return nil, fmt.Errorf("oauth token: %w", err)
+		case tok != nil:
+			if ra, ok := o.handler.(RequestAuthorizer); ok {
+				if err := ra.AuthorizeRequest(r, tok); err != nil {
+					return nil, err
+				}
+			} else {
+				r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			}
+		}
+	}
+	resp, err := o.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	if ra, ok := o.handler.(RequestAuthorizer); ok && ra.NonceChallenge(resp) && replayable(req) {
+		drain(resp)
+		return o.send(req) // at most once more: the nonce is now known
+	}
+	return resp, nil
+}
+
+// RoundTrip implements http.RoundTripper.
+func (o *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if o.origin != "" && !sameOrigin(req.URL, o.origin) {
+		return o.base.RoundTrip(req)
+	}
+	o.mu.Lock()
+	gen := o.gen
+	o.mu.Unlock()
+	resp, err := o.send(req)
+	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		if err == nil && resp.StatusCode < 300 {
+			o.setLastErr(nil)
+		}
+		return resp, err
+	}
+	if !replayable(req) {
+		return resp, nil
+	}
+	o.mu.Lock()
+	if o.gen == gen {
+		status, header := resp.StatusCode, resp.Header.Clone()
+		// Authorize reads and closes resp.
+		if aerr := o.handler.Authorize(req.Context(), req, resp); aerr != nil {
+			o.mu.Unlock()
+			o.setLastErr(aerr)
+			// The caller sees the server's refusal (its body was read by
+			// Authorize); the reason is kept for LastAuthError.
+			return &http.Response{
+				Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
+				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: header, Body: http.NoBody, Request: req,
+			}, nil
+		}
+		o.gen++
+	} else {
+		drain(resp) // another request authorized meanwhile: use its result
+	}
+	o.mu.Unlock()
+	resp, err = o.send(req)
+	if err == nil && resp.StatusCode < 300 {
+		o.setLastErr(nil)
+	}
+	return resp, err
+}
+
+func (o *oauthRoundTripper) setLastErr(err error) {
+	o.lastMu.Lock()
+	o.lastErr = err
+	o.lastMu.Unlock()
+}
+
+func replayable(req *http.Request) bool { return req.Body == nil || req.GetBody != nil }
+
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// LastAuthError is why the last OAuth authorization of t's server failed
+// (no login yet, a refused refresh, an error of the authorization
+// server...), or nil. For sse, http and websocket transports.
+func LastAuthError(t any) error {
+	b := baseOf(t)
+	if b == nil || b.oauth == nil {
+		return nil
+	}
+	b.oauth.lastMu.Lock()
+	defer b.oauth.lastMu.Unlock()
+	return b.oauth.lastErr
+}
+
+func baseOf(t any) *base {
+	switch x := t.(type) {
+	case *HTTPTransport:
+		return &x.base
+	case *SSETransport:
+		return &x.base
+	case *WebSocketTransport:
+		return &x.base
+	}
+	return nil
+}
