@@ -201,6 +201,13 @@ func (g *grantHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 // returns the token, or the authorization server's refusal as an
 // oauth2.RetrieveError.
 func (g *grantHandler) tokenRequest(ctx context.Context, tokenURL string, form url.Values) (*oauth2.Token, error) {
+	return g.tokenRequestBasic(ctx, tokenURL, form, "", "")
+}
+
+// tokenRequestBasic is tokenRequest with the client authenticated by
+// client_secret_basic (RFC 6749 §2.3.1: both parts form-encoded) when
+// clientID is set.
+func (g *grantHandler) tokenRequestBasic(ctx context.Context, tokenURL string, form url.Values, clientID, secret string) (*oauth2.Token, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
@@ -209,6 +216,9 @@ func (g *grantHandler) tokenRequest(ctx context.Context, tokenURL string, form u
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	if clientID != "" {
+		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+	}
 	resp, err := g.client.Do(req)
 	if err != nil {
 		return nil, err
@@ -317,54 +327,86 @@ func newJWTBearer(s *config.Server, opts Options) authHandler {
 	return g
 }
 
-// newEnterprise is enterprise-managed authorization (SEP-990) through
-// go-sdk's extauth.EnterpriseHandler: the IdP's ID token is exchanged for
-// an ID-JAG at the IdP, which the server's authorization server exchanges
-// for an access token. The handler is made once discovery has named the
-// authorization server.
+// newEnterprise is enterprise-managed authorization (SEP-990): the IdP's
+// ID token is exchanged at the IdP for an ID-JAG (RFC 8693), which the
+// server's authorization server exchanges for an access token (RFC 7523).
+// go-sdk's extauth.EnterpriseHandler insists that the IdP advertises
+// PKCE, which an IdP used only for token exchange need not; the two
+// requests are go-sdk's oauthex.ExchangeToken and a JWT-bearer grant.
 func newEnterprise(s *config.Server, opts Options) authHandler {
 	a := s.Auth
 	g := newGrantHandler(s, opts)
 	g.obtain = func(ctx context.Context, d *discovered) (*oauth2.Token, error) {
-		mcpCreds := &oauthex.ClientCredentials{ClientID: a.ClientID}
-		if a.ClientSecret != "" {
-			mcpCreds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: a.ClientSecret}
+		idToken, err := readSecret(a.IDToken, a.IDTokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("id_token_file: %w", err)
+		}
+		idpToken := a.IDPTokenURL
+		if idpToken == "" {
+			if idpToken, err = g.tokenEndpointOf(ctx, a.IDPIssuer); err != nil {
+				return nil, fmt.Errorf("IdP %s: %w", a.IDPIssuer, err)
+			}
 		}
 		idpCreds := &oauthex.ClientCredentials{ClientID: a.IDPClientID}
 		if a.IDPClientSecret != "" {
 			idpCreds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: a.IDPClientSecret}
 		}
-		eh, err := extauth.NewEnterpriseHandler(&extauth.EnterpriseHandlerConfig{
-			IdPIssuerURL:     a.IDPIssuer,
-			IdPCredentials:   idpCreds,
-			MCPAuthServerURL: d.asm.Issuer,
-			MCPResourceURI:   d.resource,
-			MCPCredentials:   mcpCreds,
-			MCPScopes:        d.scopes,
-			HTTPClient:       g.client,
-			IDTokenFetcher: func(context.Context) (*oauth2.Token, error) {
-				idToken, err := readSecret(a.IDToken, a.IDTokenFile)
-				if err != nil {
-					return nil, fmt.Errorf("id_token_file: %w", err)
-				}
-				return (&oauth2.Token{}).WithExtra(map[string]any{"id_token": idToken}), nil
-			},
-		})
+		jag, err := oauthex.ExchangeToken(ctx, idpToken, &oauthex.TokenExchangeRequest{
+			RequestedTokenType: oauthex.TokenTypeIDJAG,
+			Audience:           d.asm.Issuer,
+			Resource:           d.resource,
+			Scope:              d.scopes,
+			SubjectToken:       idToken,
+			SubjectTokenType:   oauthex.TokenTypeIDToken,
+		}, idpCreds, g.client)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("token exchange at the IdP: %w", describeRetrieveError(err))
 		}
-		// EnterpriseHandler's Authorize only reads the response's body.
-		fake := &http.Response{StatusCode: http.StatusUnauthorized, Header: http.Header{}, Body: http.NoBody}
-		if err := eh.Authorize(ctx, nil, fake); err != nil {
-			return nil, err
+		form := url.Values{"grant_type": {grantJWTBearer}, "assertion": {jag.AccessToken}}
+		if len(d.scopes) > 0 {
+			form.Set("scope", strings.Join(d.scopes, " "))
 		}
-		ts, _ := eh.TokenSource(ctx)
-		if ts == nil {
-			return nil, errors.New("enterprise authorization gave no token")
+		if a.ClientSecret == "" {
+			form.Set("client_id", a.ClientID)
+			return g.tokenRequest(ctx, d.asm.TokenEndpoint, form)
 		}
-		return ts.Token()
+		return g.tokenRequestBasic(ctx, d.asm.TokenEndpoint, form, a.ClientID, a.ClientSecret)
 	}
 	return g
+}
+
+// tokenEndpointOf reads an issuer's metadata (OIDC discovery, then RFC
+// 8414) for its token endpoint.
+func (g *grantHandler) tokenEndpointOf(ctx context.Context, issuer string) (string, error) {
+	base := strings.TrimRight(issuer, "/")
+	for _, u := range []string{base + "/.well-known/openid-configuration", base + "/.well-known/oauth-authorization-server"} {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			cancel()
+			return "", err
+		}
+		resp, err := g.client.Do(req)
+		if err != nil {
+			cancel()
+			continue
+		}
+		var meta struct {
+			Issuer        string `json:"issuer"`
+			TokenEndpoint string `json:"token_endpoint"`
+		}
+		err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta)
+		resp.Body.Close()
+		cancel()
+		if resp.StatusCode != http.StatusOK || err != nil || meta.TokenEndpoint == "" {
+			continue
+		}
+		if strings.TrimRight(meta.Issuer, "/") != base {
+			return "", fmt.Errorf("its metadata names issuer %q", meta.Issuer)
+		}
+		return meta.TokenEndpoint, nil
+	}
+	return "", errors.New("no metadata with a token_endpoint (set idp_token_url)")
 }
 
 // readSecret is an inline value or the trimmed content of a file.

@@ -55,6 +55,7 @@ type Auth struct {
 	IDPIssuer       string // enterprise
 	IDPClientID     string
 	IDPClientSecret string
+	IDPTokenURL     string // skips the IdP's discovery
 	IDToken         string
 	IDTokenFile     string
 }
@@ -70,7 +71,7 @@ var authFields = map[string][]string{
 	AuthOAuth:             {"client_id", "client_secret", "scopes", "authorization_url", "token_url", "registration_url", "redirect_port", "client_metadata_url", "dpop"},
 	AuthClientCredentials: {"client_id", "client_secret", "scopes", "private_key", "private_key_file", "signing_algorithm", "token_url"},
 	AuthJWTBearer:         {"client_id", "scopes", "assertion", "assertion_file", "token_url"},
-	AuthEnterprise:        {"client_id", "client_secret", "scopes", "idp_issuer", "idp_client_id", "idp_client_secret", "id_token", "id_token_file"},
+	AuthEnterprise:        {"client_id", "client_secret", "scopes", "idp_issuer", "idp_client_id", "idp_client_secret", "idp_token_url", "id_token", "id_token_file"},
 }
 
 // allAuthFields is every key any auth block may hold.
@@ -230,6 +231,7 @@ func (d *decoder) decodeAuth(s *Server) {
 	a.IDPIssuer = httpURL("idp_issuer")
 	a.IDPClientID = str("idp_client_id")
 	a.IDPClientSecret = str("idp_client_secret")
+	a.IDPTokenURL = httpURL("idp_token_url")
 	a.IDToken = str("id_token")
 	a.IDTokenFile = path("id_token_file")
 	if v, ok := block["scopes"]; ok && v != nil {

@@ -23,10 +23,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
@@ -77,28 +75,26 @@ func main() {
 }
 
 func run(ctx context.Context, scenario, url string) error {
-	var sc struct {
-		ToolCalls    []toolCall `json:"toolCalls"`
-		ClientID     string     `json:"client_id"`
-		ClientSecret string     `json:"client_secret"`
-	}
+	var sc scenarioContext
 	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &sc); err != nil {
 			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 	}
-	oauth, err := oauthHandler(sc.ClientID, sc.ClientSecret)
+	a, err := sc.auth(scenario)
 	if err != nil {
 		return err
 	}
 	cfg := &config.Config{Servers: []*config.Server{{
-		ID: serverID, Transport: config.TransportHTTP, URL: url, Enabled: true, Source: "conformance",
+		ID: serverID, Transport: config.TransportHTTP, URL: url, Enabled: true, Source: "conformance", Auth: a,
 	}}}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "conformance-client", Output: os.Stderr, Level: hclog.Debug})
 	h, err := host.New(cfg,
 		host.WithLogger(logger),
 		host.WithElicitationHandler(acceptDefaults),
-		host.WithOAuthHandler(func(string) auth.OAuthHandler { return oauth }),
+		// A person at a browser who approves (the suite's authorization
+		// endpoint answers at once), and may do so while servers run.
+		host.WithAuthUI(approver{}, true),
 	)
 	if err != nil {
 		return err
@@ -136,55 +132,39 @@ func run(ctx context.Context, scenario, url string) error {
 	return errors.Join(errs...)
 }
 
-// redirectURL is where the authorization server sends the person back.
-const redirectURL = "http://localhost:3000/callback"
+// approver plays the person at the browser: the suite's authorization
+// endpoint approves at once with a redirect, which it follows to mcphost's
+// loopback callback (as a browser would).
+type approver struct{}
 
-// oauthHandler is go-sdk's authorization-code handler as mcphost's
-// embedders use it: a pre-registered client when the scenario gives one,
-// else a client ID metadata document, else dynamic registration.
-func oauthHandler(clientID, clientSecret string) (auth.OAuthHandler, error) {
-	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:              redirectURL,
-		AuthorizationCodeFetcher: approve,
-		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{
-			URL: "https://conformance-test.local/client-metadata.json",
-		},
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{redirectURL}},
-		},
-	}
-	if clientID != "" {
-		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: clientID}
-		if clientSecret != "" {
-			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: clientSecret}
-		}
-	}
-	return auth.NewAuthorizationCodeHandler(cfg)
-}
-
-// approve plays the person at the browser: the suite's authorization
-// endpoint approves at once with a redirect to the callback, whose query
-// carries the code.
-func approve(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+func (approver) Open(ctx context.Context, _ string, authURL string) error {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return fmt.Errorf("authorization endpoint answered %d without a redirect", resp.StatusCode)
+	}
+	if _, err := url.Parse(loc); err != nil {
+		return fmt.Errorf("authorization redirect: %w", err)
+	}
+	req, err = http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
 	if err != nil {
-		return nil, fmt.Errorf("authorization redirect: %w", err)
+		return err
 	}
-	q := loc.Query()
-	if e := q.Get("error"); e != "" {
-		return nil, fmt.Errorf("authorization refused: %s: %s", e, q.Get("error_description"))
+	resp, err = client.Do(req)
+	if err != nil {
+		return err
 	}
-	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	resp.Body.Close()
+	return nil
 }
 
 // argumentsFor makes arguments for a tool from its input schema: each
