@@ -35,10 +35,9 @@ type Options struct {
 	// that needs a login is left in state needs-auth.
 	UI UI
 
-	// Interactive allows authorizations to ask the user through UI while
-	// servers run: a step-up to more scopes, or a login when none was
-	// stored. Without it, only "mcphost login" (Login) asks.
-	Interactive bool
+	// Ask says when a running server may ask the user through UI. The
+	// zero value, AskNever, leaves that to Login ("mcphost login").
+	Ask AskMode
 
 	// HTTPClient sends the requests to authorization servers. Nil: a client
 	// with a 30 s timeout around http.DefaultTransport.
@@ -71,6 +70,20 @@ func (o *Options) logger() hclog.Logger {
 	}
 	return hclog.NewNullLogger()
 }
+
+// AskMode says when a server's authorization may ask the user.
+type AskMode int
+
+const (
+	// AskNever: a server that needs the user is left in state needs-auth.
+	AskNever AskMode = iota
+	// AskStepUp: a server that wants more scopes (403 insufficient_scope)
+	// asks; one that needs a first login does not (the CLI in a terminal).
+	AskStepUp
+	// AskAlways: any authorization the server needs asks (an application
+	// with its own prompt; Login).
+	AskAlways
+)
 
 // Credentials is what a server's requests carry: static headers, or an
 // OAuth handler. Both nil: nothing.
@@ -147,7 +160,7 @@ func Login(s *config.Server, opts Options) (auth.OAuthHandler, error) {
 	if opts.UI == nil {
 		return nil, fmt.Errorf("authn: server %q: a login needs a UI", s.ID)
 	}
-	opts.Interactive = true
+	opts.Ask = AskAlways
 	return newCodeHandler(s, opts, true)
 }
 

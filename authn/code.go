@@ -32,6 +32,8 @@ type codeHandler struct {
 	src  *storedSource // nil: no tokens
 	dpop *dpopKey      // nil: DPoP off
 
+	loginMu sync.Mutex // one interactive authorization at a time
+
 	sdkOnce sync.Once
 	sdk     *auth.AuthorizationCodeHandler
 	sdkErr  error
@@ -150,7 +152,8 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 			h.opts.logger().Info("refresh refused; a new login is needed", "server", h.id, "error", err)
 		}
 	}
-	if !h.opts.Interactive || h.opts.UI == nil {
+	ask := h.opts.Ask == AskAlways || (h.opts.Ask == AskStepUp && resp.StatusCode == http.StatusForbidden)
+	if !ask || h.opts.UI == nil {
 		drain(resp)
 		e := &LoginRequiredError{ID: h.id, Reason: "no stored login"}
 		switch {
@@ -160,6 +163,17 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 			e.Reason = "the stored login expired or was refused"
 		}
 		return e
+	}
+	// One person, one browser: concurrent refusals wait for the first
+	// authorization and use its tokens.
+	h.loginMu.Lock()
+	defer h.loginMu.Unlock()
+	h.mu.RLock()
+	changed := h.src != src
+	h.mu.RUnlock()
+	if changed {
+		drain(resp)
+		return nil
 	}
 	if h.cfg.AuthorizationURL != "" {
 		defer drain(resp)

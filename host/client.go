@@ -96,22 +96,40 @@ func (s *server) newTransport() (mcp.Transport, error) {
 // that its tokens outlive its connections; WithOAuthHandler replaces the
 // OAuth part.
 func (s *server) credentials() (authn.Credentials, error) {
-	s.credsOnce.Do(func() {
-		switch s.cfg.Transport {
-		case config.TransportHTTP, config.TransportSSE, config.TransportWebSocket:
-		default:
-			return
-		}
-		if s.h.opts.oauth != nil && (s.cfg.Auth.Type == config.AuthAuto || s.cfg.Auth.Type == config.AuthOAuth) {
-			s.creds.OAuth = s.h.opts.oauth(s.cfg.ID)
-			return
-		}
-		opts := s.h.opts.authOpts
-		opts.HTTPClient = s.h.opts.httpClient
-		opts.Logger = s.log
-		s.creds, s.credsErr = authn.New(s.cfg, opts)
-	})
+	s.credsMu.Lock()
+	defer s.credsMu.Unlock()
+	if s.credsMade {
+		return s.creds, s.credsErr
+	}
+	s.credsMade = true
+	s.creds, s.credsErr = authn.Credentials{}, nil
+	switch s.cfg.Transport {
+	case config.TransportHTTP, config.TransportSSE, config.TransportWebSocket:
+	default:
+		return s.creds, nil
+	}
+	if s.h.opts.oauth != nil && (s.cfg.Auth.Type == config.AuthAuto || s.cfg.Auth.Type == config.AuthOAuth) {
+		s.creds.OAuth = s.h.opts.oauth(s.cfg.ID)
+		return s.creds, nil
+	}
+	s.creds, s.credsErr = authn.New(s.cfg, s.h.authOptions(s))
 	return s.creds, s.credsErr
+}
+
+// setCredentials replaces the server's credentials; !made makes the next
+// connect build them again from the configuration and the token store.
+func (s *server) setCredentials(c authn.Credentials, made bool) {
+	s.credsMu.Lock()
+	s.creds, s.credsErr, s.credsMade = c, nil, made
+	s.credsMu.Unlock()
+}
+
+// authOptions are the authn options for one server.
+func (h *Host) authOptions(s *server) authn.Options {
+	opts := h.opts.authOpts
+	opts.HTTPClient = h.opts.httpClient
+	opts.Logger = s.log
+	return opts
 }
 
 // authFor returns the credentials hook for a server: the first enforcing

@@ -90,13 +90,13 @@ func WithTokenStore(store authn.Store) Option {
 // WithAuthUI is how a person authorizes a server: ui shows the
 // authorization URL (the CLI opens a browser or prints it; an application
 // shows its own prompt, and may receive the redirect itself by
-// implementing authn.CallbackReceiver). With interactive, a running server
-// that needs a login or more scopes asks at once; otherwise it is left in
-// state needs-auth until Login.
-func WithAuthUI(ui authn.UI, interactive bool) Option {
+// implementing authn.CallbackReceiver). ask says when a running server
+// may ask (authn.AskStepUp: only for more scopes; authn.AskAlways: also for
+// a first login); otherwise it is left in state needs-auth until Login.
+func WithAuthUI(ui authn.UI, ask authn.AskMode) Option {
 	return func(o *options) {
 		o.authOpts.UI = ui
-		o.authOpts.Interactive = interactive && ui != nil
+		o.authOpts.Ask = ask
 	}
 }
 

@@ -38,8 +38,10 @@ type server struct {
 	life     context.Context
 	stopLife context.CancelFunc
 
-	// creds are the server's credentials (credentials), made on first use.
-	credsOnce sync.Once
+	// creds are the server's credentials (credentials), made on first use
+	// and again after a Login.
+	credsMu   sync.Mutex
+	credsMade bool
 	creds     authn.Credentials
 	credsErr  error
 

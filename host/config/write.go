@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,6 +65,24 @@ type ServerEntry struct {
 	MaxMessageBytes int64             `json:"max_message_bytes,omitempty" yaml:"max_message_bytes,omitempty" toml:"max_message_bytes,omitempty"`
 	HealthInterval  string            `json:"health_interval,omitempty" yaml:"health_interval,omitempty" toml:"health_interval,omitempty"` // a duration, or "off"
 	Reconnect       *ReconnectEntry   `json:"reconnect,omitempty" yaml:"reconnect,omitempty" toml:"reconnect,omitempty"`
+	// Auth and OAuth are the auth and oauth blocks as written (see Auth);
+	// secrets in them are ${VAR} references.
+	Auth  map[string]any `json:"auth,omitempty" yaml:"auth,omitempty" toml:"auth,omitempty"`
+	OAuth map[string]any `json:"oauth,omitempty" yaml:"oauth,omitempty" toml:"oauth,omitempty"`
+}
+
+// blockList is a block's fields in a stable order: type first, then by name.
+func blockList(m map[string]any) fieldList {
+	var l fieldList
+	if t, ok := m["type"]; ok {
+		l = append(l, pair{"type", t})
+	}
+	for _, k := range sortedKeys(m) {
+		if k != "type" {
+			l = append(l, pair{k, m[k]})
+		}
+	}
+	return l
 }
 
 // ToolsEntry is the file shape of ToolFilter.
@@ -147,6 +166,8 @@ func (e ServerEntry) pairs() []pair {
 		}
 		add("reconnect", rl, true)
 	}
+	add("auth", blockList(e.Auth), len(e.Auth) > 0)
+	add("oauth", blockList(e.OAuth), len(e.OAuth) > 0)
 	return p
 }
 
@@ -314,6 +335,27 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 			r.MaxAttempts = int(n)
 		}
 		e.Reconnect = r
+	}
+	for _, k := range []string{"auth", "oauth", "authorization"} {
+		v, ok := f[k]
+		if !ok {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			bad = append(bad, k)
+			continue
+		}
+		if k == "authorization" {
+			// Written as the oauth block it means.
+			m = maps.Clone(m)
+			delete(m, "type")
+			e.OAuth = m
+		} else if k == "auth" {
+			e.Auth = m
+		} else {
+			e.OAuth = m
+		}
 	}
 	if len(bad) > 0 {
 		return ServerEntry{}, fmt.Errorf("config: server %q: fields of the wrong type: %s", id, strings.Join(bad, ", "))

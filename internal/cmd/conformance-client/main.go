@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
@@ -94,7 +95,7 @@ func run(ctx context.Context, scenario, url string) error {
 		host.WithElicitationHandler(acceptDefaults),
 		// A person at a browser who approves (the suite's authorization
 		// endpoint answers at once), and may do so while servers run.
-		host.WithAuthUI(approver{}, true),
+		host.WithAuthUI(approver{}, authn.AskAlways),
 	)
 	if err != nil {
 		return err
