@@ -259,6 +259,9 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		a.trustCommand(),
 		a.demoCommand(),
 		a.pluginCommand(),
+		a.loginCommand(),
+		a.logoutCommand(),
+		a.authCommand(),
 	)
 	return root
 }
@@ -347,6 +350,7 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 		host.WithElicitationHandler(a.elicit),
 		host.WithConfirmer(a.confirm),
 	}
+	opts = append(opts, a.authOptions()...)
 	opts = append(opts, pl.HostOptions()...)
 	opts = append(opts, a.hostOptions...)
 	opts = append(opts, extra...)

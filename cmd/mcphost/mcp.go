@@ -6,12 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/termtext"
@@ -69,11 +71,13 @@ func keyValues(flag, hint string, items []string) (map[string]string, error) {
 
 func (a *app) mcpAddCommand() *cobra.Command {
 	var (
-		e                 config.ServerEntry
-		envs, headers     []string
-		scopeName         string
-		replace, disabled bool
-		reconnect         config.ReconnectEntry
+		e                               config.ServerEntry
+		envs, headers                   []string
+		scopeName                       string
+		replace, disabled               bool
+		reconnect                       config.ReconnectEntry
+		oauthID, oauthSecret, bearerEnv string
+		oauthScopes                     []string
 	)
 	cmd := &cobra.Command{
 		Use:   "add ID (--command CMD [--arg A]... | --url URL) [flags] [-- CMD ARGS...]",
@@ -94,10 +98,21 @@ ${VAR} references, expanded when the server starts; they are never printed.
 --reconnect-* flags set the entry's fields of the same names; a duration is
 written as given (30s, 1m30s, or a number of seconds). Left out, the
 defaults apply: health checks every 30s, reconnect waits from 500ms
-doubling up to 30s, with no limit on attempts.`,
+doubling up to 30s, with no limit on attempts.
+
+Authorization of a --url server: a server that asks for OAuth needs nothing
+here — run "mcphost login ID" after adding it. --oauth-client-id (with
+--oauth-client-secret and --oauth-scope) writes an oauth block for a client
+registered with the server's authorization server in advance; the secret is
+kept in the OS keychain (or mcp-auth.json), not in the config file, unless it
+is given as a ${VAR} reference. --bearer-token-env NAME sends the token in the
+environment variable NAME as "Authorization: Bearer ...".`,
 		Example: `  mcphost mcp add everything -- npx -y @modelcontextprotocol/server-everything
   mcphost mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg .
   mcphost mcp add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${GITHUB_TOKEN}'
+  mcphost mcp add linear --url https://mcp.linear.app/mcp && mcphost login linear
+  mcphost mcp add corp --url https://mcp.corp.example/mcp --oauth-client-id mcphost --oauth-scope tools.read
+  mcphost mcp add api --url https://api.example.com/mcp --bearer-token-env API_TOKEN
   mcphost mcp add local-ws --url ws://127.0.0.1:8080/mcp --transport websocket --scope global
   mcphost mcp add flaky --health-interval 1m --reconnect-max-delay 2m --reconnect-max-attempts 10 -- ./server`,
 		Args: cobra.MinimumNArgs(1),
@@ -130,6 +145,44 @@ doubling up to 30s, with no limit on attempts.`,
 			if e.Headers, err = keyValues("header", "", headers); err != nil {
 				return err
 			}
+			var storeSecret string
+			if e.Command != "" && (oauthID != "" || oauthSecret != "" || len(oauthScopes) > 0 || bearerEnv != "") {
+				return usageError("--oauth-* and --bearer-token-env are for servers with --url")
+			}
+			if bearerEnv != "" {
+				if oauthID != "" || oauthSecret != "" || len(oauthScopes) > 0 {
+					return usageError("give either --bearer-token-env or the --oauth-* flags, not both")
+				}
+				if !envNamePattern.MatchString(bearerEnv) {
+					return usageError("--bearer-token-env %q: give the name of an environment variable (letters, digits, _)", bearerEnv)
+				}
+				e.Auth = map[string]any{"type": "bearer", "token": "${" + bearerEnv + "}"}
+			}
+			if oauthSecret != "" && oauthID == "" {
+				return usageError("--oauth-client-secret needs --oauth-client-id")
+			}
+			if oauthID != "" || len(oauthScopes) > 0 {
+				e.OAuth = map[string]any{}
+				if oauthID != "" {
+					e.OAuth["client_id"] = oauthID
+				}
+				if len(oauthScopes) > 0 {
+					var sc []any
+					for _, s := range oauthScopes {
+						for _, f := range strings.Fields(s) {
+							sc = append(sc, f)
+						}
+					}
+					e.OAuth["scopes"] = sc
+				}
+				if oauthSecret != "" {
+					if strings.Contains(oauthSecret, "${") {
+						e.OAuth["client_secret"] = oauthSecret
+					} else {
+						storeSecret = oauthSecret
+					}
+				}
+			}
 			if disabled {
 				f := false
 				e.Enabled = &f
@@ -156,6 +209,16 @@ doubling up to 30s, with no limit on attempts.`,
 				return &exitError{code: exitUsage, err: err}
 			}
 			fmt.Fprintf(a.stdout, "added server %q to %s\n", e.ID, path)
+			if storeSecret != "" {
+				store, err := a.tokenStore()
+				if err == nil {
+					err = store.Save(e.ID, &authn.Record{Resource: e.URL, ClientID: oauthID, ClientSecret: storeSecret, Updated: time.Now().UTC()})
+				}
+				if err != nil {
+					return fmt.Errorf("the entry was written, but the client secret could not be kept: %w", err)
+				}
+				fmt.Fprintf(a.stdout, "kept the client secret in the %s\n", store.Name())
+			}
 			a.trustHint(scope)
 			return nil
 		},
@@ -177,8 +240,14 @@ doubling up to 30s, with no limit on attempts.`,
 	f.StringVar(&scopeName, "scope", "project", "project (.mcphost.yaml in the current directory) or global (the global config file)")
 	f.BoolVar(&replace, "replace", false, "replace an existing entry with the same id")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled")
+	f.StringVar(&oauthID, "oauth-client-id", "", "OAuth client ID registered in advance with the server's authorization server")
+	f.StringVar(&oauthSecret, "oauth-client-secret", "", "its client secret (kept in the OS keychain or mcp-auth.json; or a ${VAR} reference)")
+	f.StringArrayVar(&oauthScopes, "oauth-scope", nil, "OAuth scope to ask for (repeatable)")
+	f.StringVar(&bearerEnv, "bearer-token-env", "", `environment variable holding a bearer token (sent as "Authorization: Bearer ...")`)
 	return cmd
 }
+
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkHealthReconnect checks the values of --health-interval and the
 // --reconnect-* flags, each by the loader's own rule for its field (an entry
