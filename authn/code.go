@@ -79,7 +79,7 @@ func (h *codeHandler) asClient() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tokenRoundTripper{base: guardedTransport(base, h.resource), key: func() *dpopKey {
+	c.Transport = &tokenRoundTripper{base: withConfiguredEndpoints(guardedTransport(base, h.resource), base, h.cfg), key: func() *dpopKey {
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		return h.dpop

@@ -127,7 +127,7 @@ func newGrantHandler(s *config.Server, opts Options) *grantHandler {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = guardedTransport(base, s.URL)
+	c.Transport = withConfiguredEndpoints(guardedTransport(base, s.URL), base, s.Auth)
 	return &grantHandler{id: s.ID, resource: s.URL, cfg: s.Auth, opts: opts, client: &c}
 }
 

@@ -1,6 +1,8 @@
 package authn
 
 import (
+	"strings"
+
 	"context"
 	"fmt"
 	"net"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcphost/mcphost/host/config"
 )
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
@@ -80,4 +84,33 @@ func guardedTransport(base http.RoundTripper, serverURL string) http.RoundTrippe
 		},
 	}).DialContext
 	return c
+}
+
+// withConfiguredEndpoints lets requests to the hosts of the endpoints the
+// user configured (oauth.authorization_url, token_url, registration_url,
+// idp_issuer, idp_token_url) bypass the guard: the user chose them, not
+// the server.
+func withConfiguredEndpoints(guarded, base http.RoundTripper, a config.Auth) http.RoundTripper {
+	hosts := map[string]bool{}
+	for _, raw := range []string{a.AuthorizationURL, a.TokenURL, a.RegistrationURL, a.IDPIssuer, a.IDPTokenURL} {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			hosts[strings.ToLower(u.Host)] = true
+		}
+	}
+	if len(hosts) == 0 {
+		return guarded
+	}
+	return configuredBypass{guarded: guarded, base: base, hosts: hosts}
+}
+
+type configuredBypass struct {
+	guarded, base http.RoundTripper
+	hosts         map[string]bool
+}
+
+func (c configuredBypass) RoundTrip(req *http.Request) (*http.Response, error) {
+	if c.hosts[strings.ToLower(req.URL.Host)] {
+		return c.base.RoundTrip(req)
+	}
+	return c.guarded.RoundTrip(req)
 }
