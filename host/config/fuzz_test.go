@@ -40,6 +40,10 @@ func FuzzLoad(f *testing.F) {
 		{1, `{"servers": {"a": {"command": "x", "health_interval": 1e300, "reconnect": {"initial_delay": "0s", "max_attempts": 1e10}}}}`},
 		{2, "[servers.a]\ncommand = \"x\"\nhealth_interval = false\n[servers.a.reconnect]\nmax_delay = 2.5\nmax_attempts = 3\n"},
 		{3, `{"mcpServers": {"a": {"command": "x", "health_interval": "-1s", "reconnect": {"backoff": 2, "max_delay": null}}}}`},
+		{0, "servers:\n  a: {url: \"https://h\", auth: {type: bearer, token: \"${S}\"}}\n  b: {url: \"https://h\", oauth: {client_id: x, scopes: \"a b\", redirect_port: 99999, dpop: maybe}}\n  c: {url: \"https://h\", authorization: {type: oauth2.1, client_id: x}, auth: {type: none}}\n"},
+		{1, `{"servers": {"a": {"url": "https://h", "auth": {"type": "client_credentials", "client_id": "x", "private_key": "${S}", "signing_algorithm": "HS256", "token": 1}}}}`},
+		{3, `{"mcpServers": {"a": {"type": "http", "url": "https://h", "oauth": {"clientId": "x", "callbackPort": "8080"}}, "b": {"command": "x", "oauth": {}}}}`},
+		{2, "[servers.a]\nurl = \"https://h\"\n[servers.a.auth]\ntype = \"jwt_bearer\"\nassertion_file = \"t\"\nassertion = \"${S}\"\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, []byte(s.data))

@@ -1,0 +1,118 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/mcphost/mcphost/host/config"
+)
+
+type recordingUI struct{ opened []string }
+
+func (u *recordingUI) Open(_ context.Context, id, authURL string) error {
+	u.opened = append(u.opened, id+" "+authURL)
+	return errors.New("test UI: no browser")
+}
+
+func refusal(status int, challenge string) (*http.Request, *http.Response) {
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", nil)
+	return req, &http.Response{StatusCode: status, Header: http.Header{"Www-Authenticate": {challenge}}, Body: io.NopCloser(strings.NewReader("")), Request: req}
+}
+
+// When a running server may ask the user decides between a login prompt
+// and needs-auth: AskNever never asks, AskStepUp asks only for more scopes
+// (403 insufficient_scope), and both name the fix.
+func TestAskModes(t *testing.T) {
+	s := &config.Server{ID: "srv", Transport: config.TransportHTTP, URL: "http://127.0.0.1:1/mcp"}
+	for _, tc := range []struct {
+		name      string
+		ask       AskMode
+		status    int
+		challenge string
+		wantLogin bool   // LoginRequiredError (nobody asked)
+		wantScope string // the scope it names
+	}{
+		{"never-401", AskNever, 401, `Bearer error="invalid_token"`, true, ""},
+		{"never-403-scope", AskNever, 403, `Bearer error="insufficient_scope", scope="admin"`, true, "admin"},
+		{"stepup-401", AskStepUp, 401, `Bearer error="invalid_token"`, true, ""},
+		{"stepup-403-scope", AskStepUp, 403, `Bearer error="insufficient_scope", scope="admin"`, false, ""},
+		{"always-401", AskAlways, 401, `Bearer error="invalid_token"`, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ui := &recordingUI{}
+			h, err := newCodeHandler(s, Options{UI: ui, Ask: tc.ask}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, resp := refusal(tc.status, tc.challenge)
+			err = h.Authorize(context.Background(), req, resp)
+			var lr *LoginRequiredError
+			if got := errors.As(err, &lr); got != tc.wantLogin {
+				t.Fatalf("Authorize = %v; want LoginRequiredError %v", err, tc.wantLogin)
+			}
+			if tc.wantLogin {
+				if lr.Scope != tc.wantScope || !strings.Contains(err.Error(), `run "mcphost login srv"`) || !errors.Is(err, ErrLoginRequired) {
+					t.Fatalf("error = %v (scope %q)", err, lr.Scope)
+				}
+			}
+		})
+	}
+}
+
+// A 403 that is not about scope is not an authorization matter: the
+// request is sent again and its answer reaches the caller.
+func TestForbiddenWithoutScopeIsPassedOn(t *testing.T) {
+	s := &config.Server{ID: "srv", Transport: config.TransportHTTP, URL: "http://127.0.0.1:1/mcp"}
+	h, err := newCodeHandler(s, Options{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, resp := refusal(403, `Bearer error="forbidden"`)
+	if err := h.Authorize(context.Background(), req, resp); err != nil {
+		t.Fatalf("Authorize = %v, want nil", err)
+	}
+}
+
+// The keychain store keeps one item per server and reports a foreign item
+// without quoting it.
+func TestKeyringStore(t *testing.T) {
+	keyring.MockInit()
+	st, err := OpenStore("keyring", t.TempDir()+"/mcp-auth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := st.Load("a"); rec != nil || err != nil {
+		t.Fatalf("empty store: %v %v", rec, err)
+	}
+	want := &Record{Resource: "https://a.example/mcp", AccessToken: "at-secret-123456", RefreshToken: "rt-secret-654321"}
+	if err := st.Save("a", want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load("a")
+	if err != nil || got.AccessToken != want.AccessToken || got.RefreshToken != want.RefreshToken || got.Resource != want.Resource {
+		t.Fatalf("Load = %+v %v", got, err)
+	}
+	if err := keyring.Set(keyringService, "b", "not json at-secret-123456"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load("b"); err == nil || strings.Contains(err.Error(), "at-secret") || !strings.Contains(err.Error(), "mcphost logout b") {
+		t.Fatalf("foreign item: %v", err)
+	}
+	if err := st.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := st.Load("a"); rec != nil {
+		t.Fatal("still there after Delete")
+	}
+	unlock, err := st.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+}
