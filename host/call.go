@@ -106,6 +106,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	// A server that is (re)connecting is waited for, within the call's own
 	// deadline.
 	var res *mcp.CallToolResult
+	callCtx = withAuthOutcome(callCtx)
 	sess, err := s.send(callCtx, func(ctx context.Context, sess *mcp.ClientSession) (err error) {
 		res, err = sess.CallTool(ctx, params)
 		return err
@@ -129,6 +130,11 @@ func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientS
 		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, ErrClosed)
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("server %q: %s: no answer within %s (raise request_timeout or pass a timeout): %w", s.cfg.ID, what, timeout, context.DeadlineExceeded)
+	}
+	if out, ok := callCtx.Value(authOutcomeKey{}).(*transports.AuthOutcome); ok && out.Err() != nil {
+		// Refused for want of authorization (a step-up nobody could
+		// approve, a login that expired): say what to do.
+		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, out.Err())
 	}
 	if invalidResult(err) {
 		// The server answered, but with something that is not the result
@@ -179,4 +185,13 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+type authOutcomeKey struct{}
+
+// withAuthOutcome makes the request's HTTP authorization failures
+// readable by callError.
+func withAuthOutcome(ctx context.Context) context.Context {
+	out := &transports.AuthOutcome{}
+	return context.WithValue(transports.WithAuthOutcome(ctx, out), authOutcomeKey{}, out)
 }

@@ -156,6 +156,7 @@ func request[T any](h *Host, ctx context.Context, serverID, what string, fn func
 	}
 	rctx, cancel := s.requestContext(ctx, 0)
 	defer cancel()
+	rctx = withAuthOutcome(rctx)
 	var res T
 	sess, err := s.send(rctx, func(ctx context.Context, sess *mcp.ClientSession) (err error) {
 		res, err = fn(ctx, sess)
@@ -285,6 +286,7 @@ func (h *Host) eachServer(ctx context.Context, id string, fn func(context.Contex
 		}
 		rctx, cancel := s.requestContext(ctx, 0)
 		defer cancel()
+		rctx = withAuthOutcome(rctx)
 		if err := fn(rctx, s, sess); err != nil {
 			return s.callError(ctx, rctx, sess, "list", s.cfg.RequestTimeout, err)
 		}

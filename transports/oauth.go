@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -114,6 +115,9 @@ func (o *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		if aerr := o.handler.Authorize(req.Context(), req, resp); aerr != nil {
 			o.mu.Unlock()
 			o.setLastErr(aerr)
+			if out, ok := req.Context().Value(authOutcomeKey{}).(*AuthOutcome); ok {
+				out.set(aerr)
+			}
 			// The caller sees the server's refusal (its body was read by
 			// Authorize); the reason is kept for LastAuthError.
 			return &http.Response{
@@ -170,4 +174,33 @@ func baseOf(t any) *base {
 		return &x.base
 	}
 	return nil
+}
+
+// AuthOutcome records why the authorization of a request failed, for the
+// caller whose request it was (see WithAuthOutcome).
+type AuthOutcome struct {
+	mu  sync.Mutex
+	err error
+}
+
+type authOutcomeKey struct{}
+
+// WithAuthOutcome returns ctx whose HTTP requests record into out why their
+// authorization failed (a step-up nobody could approve, a login that
+// expired): the server's refusal alone says only "Forbidden".
+func WithAuthOutcome(ctx context.Context, out *AuthOutcome) context.Context {
+	return context.WithValue(ctx, authOutcomeKey{}, out)
+}
+
+func (a *AuthOutcome) set(err error) {
+	a.mu.Lock()
+	a.err = err
+	a.mu.Unlock()
+}
+
+// Err is the failed authorization's error, or nil.
+func (a *AuthOutcome) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
 }
