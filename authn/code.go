@@ -97,6 +97,22 @@ func (h *codeHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	return h.src, nil
 }
 
+// NewLogin reports whether the store holds a login for this server that
+// the handler does not use yet: another process ran "mcphost login".
+func (h *codeHandler) NewLogin() bool {
+	if h.opts.Store == nil {
+		return false
+	}
+	rec, err := h.opts.Store.Load(h.id)
+	if err != nil || rec == nil || rec.Resource != h.resource || rec.AccessToken == "" {
+		return false
+	}
+	h.mu.RLock()
+	src := h.src
+	h.mu.RUnlock()
+	return src == nil || src.record().AccessToken != rec.AccessToken
+}
+
 // AuthorizeRequest implements transports.RequestAuthorizer.
 func (h *codeHandler) AuthorizeRequest(req *http.Request, tok *oauth2.Token) error {
 	h.mu.RLock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +44,35 @@ func TestStepUpWithoutUserNamesTheScope(t *testing.T) {
 	}
 	if st := statusOf(t, h, "scoped"); st.State != host.StateReady {
 		t.Fatalf("state %s after a refused call, want ready", st.State)
+	}
+}
+
+// A server in needs-auth comes up by itself once a login is stored for it
+// (by "mcphost login" in another process), without a restart.
+func TestNeedsAuthPicksUpAStoredLogin(t *testing.T) {
+	gate := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer stored-elsewhere-123" {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	url := hosttest.ServeHTTP(t, hosttest.NewEchoServer(), gate)
+	store := &authn.FileStore{Path: filepath.Join(t.TempDir(), "mcp-auth.json")}
+	sc := &config.Server{ID: "later", Transport: config.TransportHTTP, URL: url, Enabled: true,
+		StartupTimeout: bound, RequestTimeout: bound, Reconnect: faultReconnect}
+	h := startFaultHost(t, []*config.Server{sc}, nil, host.WithTokenStore(store))
+	if st := statusOf(t, h, "later"); st.State != host.StateNeedsAuth {
+		t.Fatalf("state %s, want needs-auth", st.State)
+	}
+	if err := store.Save("later", &authn.Record{Resource: url, AccessToken: "stored-elsewhere-123", TokenType: "Bearer"}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, h, "later", host.StateReady)
+	if _, err := h.CallTool(testContext(t), "later:echo", map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -148,6 +148,10 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 			s.unlist()
 			s.setState(state, stopErr)
 			first()
+			if state == StateNeedsAuth && s.waitForLogin(ctx) {
+				failures = 0
+				continue
+			}
 			select {
 			case <-ctx.Done():
 				return
@@ -441,4 +445,39 @@ func notSent(err error) bool {
 func serverAnswered(err error) bool {
 	var wire *jsonrpc.Error
 	return errors.As(err, &wire) && !notSent(err)
+}
+
+// loginPoll is how often a server in state needs-auth looks for a login
+// that another process (mcphost login) stored.
+const loginPoll = 2 * time.Second
+
+// loginWatcher is implemented by OAuth handlers that can tell when the
+// token store holds a login they do not use yet.
+type loginWatcher interface{ NewLogin() bool }
+
+// waitForLogin waits, in state needs-auth, for a kick (true: retry), the
+// end (false) or a new stored login (true, with credentials made afresh).
+// It returns false at once when the server's credentials cannot tell.
+func (s *server) waitForLogin(ctx context.Context) bool {
+	creds, _ := s.credentials()
+	w, ok := creds.OAuth.(loginWatcher)
+	if !ok {
+		return false
+	}
+	t := time.NewTicker(loginPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.kickCh:
+			return true
+		case <-t.C:
+			if w.NewLogin() {
+				s.log.Info("a new login was stored; reconnecting")
+				s.setCredentials(authn.Credentials{}, false)
+				return true
+			}
+		}
+	}
 }
