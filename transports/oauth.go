@@ -46,8 +46,13 @@ func newOAuthRoundTripper(base http.RoundTripper, h auth.OAuthHandler, origin st
 	return &oauthRoundTripper{base: base, handler: h, origin: origin}
 }
 
-// send sends a copy of req with the handler's current credentials.
+// send sends a copy of req with the handler's current credentials, and
+// once more when the server asks for a proof with its new nonce.
 func (o *oauthRoundTripper) send(req *http.Request) (*http.Response, error) {
+	return o.sendOnce(req, true)
+}
+
+func (o *oauthRoundTripper) sendOnce(req *http.Request, nonceRetry bool) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	if req.Body != nil && req.GetBody != nil {
 		body, err := req.GetBody()
@@ -83,9 +88,9 @@ func (o *oauthRoundTripper) send(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ra, ok := o.handler.(RequestAuthorizer); ok && ra.NonceChallenge(resp) && replayable(req) {
+	if ra, ok := o.handler.(RequestAuthorizer); ok && ra.NonceChallenge(resp) && nonceRetry && replayable(req) {
 		drain(resp)
-		return o.send(req) // at most once more: the nonce is now known
+		return o.sendOnce(req, false) // once: a server that wants a new nonce every time is refused
 	}
 	return resp, nil
 }
