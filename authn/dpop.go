@@ -64,7 +64,7 @@ func originOf(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.H
 // request (no ath claim).
 func (d *dpopKey) proof(method string, u *url.URL, accessToken string) (string, error) {
 	htu := *u
-	htu.RawQuery, htu.Fragment = "", ""
+	htu.RawQuery, htu.Fragment, htu.ForceQuery = "", "", false
 	claims := map[string]any{
 		"jti": randomID(),
 		"htm": method,
@@ -87,7 +87,7 @@ func (d *dpopKey) proof(method string, u *url.URL, accessToken string) (string, 
 // was a new one.
 func (d *dpopKey) noteNonce(resp *http.Response) bool {
 	n := resp.Header.Get("DPoP-Nonce")
-	if n == "" || len(n) > 1024 {
+	if n == "" || len(n) > 1024 || resp.Request == nil || resp.Request.URL == nil {
 		return false
 	}
 	o := originOf(resp.Request.URL)
@@ -165,6 +165,9 @@ func (t *tokenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := send()
 	if err != nil {
 		return nil, err
+	}
+	if resp.Request == nil { // a RoundTripper other than http.Transport
+		resp.Request = req
 	}
 	fresh := d.noteNonce(resp)
 	if resp.StatusCode == http.StatusBadRequest && fresh {

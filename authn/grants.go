@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -244,7 +245,8 @@ func (g *grantHandler) tokenRequestBasic(ctx context.Context, tokenURL string, f
 		return nil, &oauth2.RetrieveError{Response: resp, ErrorCode: t.Error, ErrorDescription: t.ErrorDescription, ErrorURI: t.ErrorURI}
 	}
 	tok := &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken}
-	if secs, err := t.ExpiresIn.Int64(); err == nil && secs > 0 {
+	// A lifetime past time.Duration's 292 years would overflow into the past.
+	if secs, err := t.ExpiresIn.Int64(); err == nil && secs > 0 && secs <= int64(math.MaxInt64/time.Second) {
 		tok.Expiry = g.opts.now().Add(time.Duration(secs) * time.Second)
 	}
 	return tok.WithExtra(map[string]any{"scope": t.Scope}), nil

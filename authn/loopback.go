@@ -74,6 +74,9 @@ func (l *loopback) receive(ctx context.Context, open func() error) (url.Values, 
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen for the login callback on 127.0.0.1:%d (%v); free the port or set oauth.redirect_port", l.port, err)
 	}
+	// Closed on return even if Serve has not started yet (Shutdown only
+	// closes the listeners Serve took), so that the port is free again.
+	defer ln.Close()
 	got := make(chan url.Values, 1)
 	srv := &http.Server{
 		ReadHeaderTimeout: 10 * time.Second,

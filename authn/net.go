@@ -63,27 +63,32 @@ func guardedTransport(base http.RoundTripper, serverURL string) http.RoundTrippe
 		Timeout:   30 * time.Second,
 		KeepAlive: 30 * time.Second,
 		Control: func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				host = address
-			}
-			ip, err := netip.ParseAddr(host)
-			if err != nil {
-				return fmt.Errorf("authorization server address %q is not an IP", host)
-			}
-			ip = ip.Unmap()
-			switch {
-			case ip.IsLoopback():
-				return nil
-			case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified():
-				return fmt.Errorf("refusing to contact %s for authorization: a link-local or reserved address", ip)
-			case (ip.IsPrivate() || cgnat.Contains(ip)) && !serverIsPrivate():
-				return fmt.Errorf("refusing to contact %s for authorization: a private address, and the server is not on a private network", ip)
-			}
-			return nil
+			return checkDialAddr(address, serverIsPrivate)
 		},
 	}).DialContext
 	return c
+}
+
+// checkDialAddr is the guard's decision for one address ("ip:port").
+func checkDialAddr(address string, serverIsPrivate func() bool) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		host = address
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("authorization server address %q is not an IP", host)
+	}
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return nil
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified():
+		return fmt.Errorf("refusing to contact %s for authorization: a link-local or reserved address", ip)
+	case (ip.IsPrivate() || cgnat.Contains(ip)) && !serverIsPrivate():
+		return fmt.Errorf("refusing to contact %s for authorization: a private address, and the server is not on a private network", ip)
+	}
+	return nil
 }
 
 // withConfiguredEndpoints lets requests to the hosts of the endpoints the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/oauth2"
 )
@@ -165,6 +166,9 @@ func oneLine(s string, n int) string {
 		s = s[:i]
 	}
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) { // not half a character
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s
