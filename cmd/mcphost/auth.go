@@ -86,6 +86,24 @@ func (a *app) remoteServer(cfg *config.Config, id string) (*config.Server, error
 	return nil, usageError("no server %q is configured (see \"mcphost mcp list\")", id)
 }
 
+// remoteWithStore loads the configuration, finds remote server id and
+// opens the token store: what login and logout start with.
+func (a *app) remoteWithStore(id string) (*config.Config, *config.Server, authn.Store, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := a.remoteServer(cfg, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, err := a.tokenStore()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfg, s, store, nil
+}
+
 func (a *app) loginCommand() *cobra.Command {
 	var noBrowser bool
 	cmd := &cobra.Command{
@@ -106,11 +124,7 @@ before they expire.`,
   mcphost login github --no-browser`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.loadConfig()
-			if err != nil {
-				return err
-			}
-			s, err := a.remoteServer(cfg, args[0])
+			cfg, s, store, err := a.remoteWithStore(args[0])
 			if err != nil {
 				return err
 			}
@@ -119,10 +133,6 @@ before they expire.`,
 			}
 			if s.Auth.Type != config.AuthAuto && s.Auth.Type != config.AuthOAuth {
 				return usageError("server %q uses auth type %s, which needs no login", s.ID, s.Auth.Type)
-			}
-			store, err := a.tokenStore()
-			if err != nil {
-				return err
 			}
 			one := *cfg
 			one.Servers = []*config.Server{s}
@@ -184,15 +194,7 @@ func (a *app) logoutCommand() *cobra.Command {
 		Short: "Forget a server's login (and revoke its tokens where the server allows)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.loadConfig()
-			if err != nil {
-				return err
-			}
-			s, err := a.remoteServer(cfg, args[0])
-			if err != nil {
-				return err
-			}
-			store, err := a.tokenStore()
+			_, s, store, err := a.remoteWithStore(args[0])
 			if err != nil {
 				return err
 			}
