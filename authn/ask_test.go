@@ -116,3 +116,20 @@ func TestKeyringStore(t *testing.T) {
 	}
 	unlock()
 }
+
+// The browser is only ever given an http(s) URL.
+func TestBrowserUIRefusesOtherSchemes(t *testing.T) {
+	var out strings.Builder
+	ui := &BrowserUI{Out: &out, NoBrowser: true}
+	for _, u := range []string{"file:///etc/passwd", "javascript:alert(1)", "ms-settings:x", "https:///nohost"} {
+		if err := ui.Open(context.Background(), "srv", u); err == nil {
+			t.Errorf("%s: opened", u)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out.String())
+	}
+	if err := ui.Open(context.Background(), "srv", "https://as.example/authorize?x=1"); err != nil || !strings.Contains(out.String(), "\nhttps://as.example/authorize?x=1\n") {
+		t.Errorf("%v: %q", err, out.String())
+	}
+}

@@ -143,6 +143,12 @@ func (b *BrowserUI) Open(ctx context.Context, id, authURL string) error {
 	if esc == nil {
 		esc = func(s string) string { return s }
 	}
+	u, err := url.Parse(authURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		// Never hand the desktop something it would run or open locally
+		// (file:, a custom scheme).
+		return fmt.Errorf("server %q: the authorization URL is not an http(s) URL", id)
+	}
 	if !b.NoBrowser && canOpenBrowser() {
 		if err := openBrowser(authURL); err == nil {
 			fmt.Fprintf(b.Out, "Opening the browser to authorize server %s. If it did not open, visit:\n%s\n", id, esc(authURL))
