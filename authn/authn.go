@@ -14,6 +14,7 @@
 package authn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -166,3 +167,24 @@ func Login(s *config.Server, opts Options) (auth.OAuthHandler, error) {
 
 // hint is what a server in state needs-auth tells the user.
 func hint(id string) string { return fmt.Sprintf("run \"mcphost login %s\"", id) }
+
+type loginCtxKey struct{}
+
+// WithLoginContext returns ctx carrying owner as the context of any
+// interactive authorization that a request made with ctx starts: the
+// authorization ends when owner does (the user's Ctrl-C on "mcphost
+// login"), not when the request's own deadline passes.
+func WithLoginContext(ctx, owner context.Context) context.Context {
+	return context.WithValue(ctx, loginCtxKey{}, owner)
+}
+
+// loginContext is the context for an interactive authorization started by
+// a request with ctx: its owner's, else ctx without its deadline, bounded
+// by loginWait (plus time for the exchange).
+func loginContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	parent, ok := ctx.Value(loginCtxKey{}).(context.Context)
+	if !ok {
+		parent = context.WithoutCancel(ctx)
+	}
+	return context.WithTimeout(parent, loginWait+time.Minute)
+}

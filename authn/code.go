@@ -180,6 +180,11 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		}
 		return e
 	}
+	// The person takes their time: the authorization is bound by the
+	// login's owner (WithLoginContext) or loginWait, not by the deadline of
+	// the request that was refused (a 3 s discover probe, say).
+	ctx, cancel := loginContext(ctx)
+	defer cancel()
 	// One person, one browser: concurrent refusals wait for the first
 	// authorization and use its tokens.
 	h.loginMu.Lock()

@@ -35,6 +35,10 @@ func (h *Host) Login(ctx context.Context, id string) error {
 	if s.cfg.Err != nil {
 		return fmt.Errorf("host: login %q: %w", id, s.cfg.Err)
 	}
+	if s.cfg.Untrusted {
+		// Its URLs and secrets come from a project nobody reviewed.
+		return fmt.Errorf("host: login %q: the server comes from an untrusted project file (%s); review it, then run \"mcphost trust\"", id, s.cfg.Source)
+	}
 	if h.opts.authOpts.UI == nil {
 		return fmt.Errorf("host: login %q: no authorization UI (WithAuthUI)", id)
 	}
@@ -44,7 +48,7 @@ func (h *Host) Login(ctx context.Context, id string) error {
 	}
 	s.setCredentials(authn.Credentials{OAuth: oh}, true)
 	defer s.setCredentials(authn.Credentials{}, false)
-	sess, err := s.openSession(ctx)
+	sess, err := s.openSession(authn.WithLoginContext(ctx, ctx))
 	if err != nil {
 		s.mu.Lock()
 		t := s.transport

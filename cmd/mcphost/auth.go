@@ -77,6 +77,9 @@ func (a *app) remoteServer(cfg *config.Config, id string) (*config.Server, error
 		if s.ID != id {
 			continue
 		}
+		if s.Untrusted {
+			return nil, usageError("server %q comes from a project file that is not trusted: %s", id, config.UntrustedHint(cfg.ProjectDir))
+		}
 		switch s.Transport {
 		case config.TransportHTTP, config.TransportSSE, config.TransportWebSocket:
 			return s, nil

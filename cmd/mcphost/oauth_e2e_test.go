@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 
@@ -24,6 +25,8 @@ import (
 type browserPlayer struct {
 	t      *testing.T
 	issuer string
+	delay  time.Duration // how long the person takes before opening the URL
+	opened int           // authorization URLs seen
 
 	mu   sync.Mutex
 	buf  bytes.Buffer
@@ -36,8 +39,10 @@ func (b *browserPlayer) Write(p []byte) (int, error) {
 	b.buf.Write(p)
 	for _, line := range strings.Split(b.buf.String(), "\n") {
 		if strings.HasPrefix(line, b.issuer) && b.done == nil {
+			b.opened++
 			b.done = make(chan error, 1)
 			go func(u string) {
+				time.Sleep(b.delay)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				b.done <- testenv.FollowAuthorization(ctx, u)
@@ -56,13 +61,22 @@ func (b *browserPlayer) String() string {
 // loginWithBrowser runs "mcphost login id --no-browser" with the player.
 func (e *testEnv) loginWithBrowser(id, issuer string) result {
 	e.t.Helper()
+	r, _ := e.loginSlowly(id, issuer, 0)
+	return r
+}
+
+// loginSlowly is loginWithBrowser with a person who takes delay to act; it
+// also returns how many authorization URLs were printed.
+func (e *testEnv) loginSlowly(id, issuer string, delay time.Duration) (result, int) {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 	defer cancel()
 	var stdout testenv.Buffer
-	player := &browserPlayer{t: e.t, issuer: issuer}
+	player := &browserPlayer{t: e.t, issuer: issuer, delay: delay}
 	a := newApp(strings.NewReader(""), &stdout, player)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
 	a.resultsDirOverride = e.results()
+	a.hostOptions = e.hostOpts
 	args := []string{"login", id, "--no-browser"}
 	code := a.execute(ctx, args)
 	if player.done != nil {
@@ -70,7 +84,10 @@ func (e *testEnv) loginWithBrowser(id, issuer string) result {
 			e.t.Errorf("the browser's part of the login: %v", err)
 		}
 	}
-	return result{args: args, code: code, stdout: stdout.String(), stderr: player.String()}
+	player.mu.Lock()
+	opened := player.opened
+	player.mu.Unlock()
+	return result{args: args, code: code, stdout: stdout.String(), stderr: player.String()}, opened
 }
 
 // storedRecord reads the login mcphost kept for id in mcp-auth.json.
@@ -194,4 +211,19 @@ func TestOAuthLoginEndToEnd(t *testing.T) {
 		t.Fatalf("login still stored after logout: %+v", rec)
 	}
 	e.must(1, "call", "secure:whoami")
+}
+
+// A person slower than the deadline of the request that met the 401 (the
+// bounded discover probe) still logs in, with one authorization URL.
+func TestOAuthLoginSlowPerson(t *testing.T) {
+	ln, resource := testenv.ListenProtected(t)
+	p := testenv.StartOIDCProvider(t, testenv.OIDCOptions{Resource: resource, AccessTokenTTL: 10 * time.Minute})
+	testenv.ServeProtected(t, ln, resource, p, mcp.NewServer(&mcp.Implementation{Name: "protected"}, nil))
+	e := newEnv(t)
+	e.hostOpts = []host.Option{host.WithDiscoverProbeTimeout(50 * time.Millisecond)}
+	writeFile(t, filepath.Join(e.global, "config.yaml"), "servers:\n  secure:\n    url: "+resource+"\n")
+	r, opened := e.loginSlowly("secure", p.Issuer, 300*time.Millisecond)
+	if r.code != 0 || opened != 1 {
+		t.Fatalf("login (%d URLs printed):\n%s", opened, r)
+	}
 }
