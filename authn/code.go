@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -351,6 +352,9 @@ func (h *codeHandler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (
 		}
 		q, err = r.Receive(ctx, h.id)
 	} else {
+		if u, perr := url.Parse(args.URL); perr == nil {
+			h.lb.state = u.Query().Get("state")
+		}
 		q, err = h.lb.receive(ctx, open)
 	}
 	if err != nil {

@@ -198,7 +198,22 @@ func (u *followingUI) Open(_ context.Context, id, authURL string) error {
 	u.as.mu.Unlock()
 	state := q.Get("state")
 	if u.forgeState {
-		state = "forged"
+		// Another page or process answers first, with a code of its
+		// own: ignored (400), and the login goes on waiting — until the
+		// person refuses it.
+		resp, err := http.Get(q.Get("redirect_uri") + "?code=attacker-code&state=forged")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			u.t.Errorf("a forged callback got %d, want 400", resp.StatusCode)
+		}
+		resp, err = http.Get(q.Get("redirect_uri") + "?error=access_denied&state=" + url.QueryEscape(state))
+		if err != nil {
+			return err
+		}
+		return resp.Body.Close()
 	}
 	resp, err := http.Get(q.Get("redirect_uri") + "?code=the-code&state=" + url.QueryEscape(state))
 	if err != nil {
@@ -224,8 +239,8 @@ func TestCodeHandlerManualLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = authorize(h)(unauthorized("", `Bearer realm="x"`))
-	if err == nil || !strings.Contains(err.Error(), "state does not match") {
-		t.Errorf("a forged state: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "access_denied") {
+		t.Errorf("a forged callback, then a refusal: %v", err)
 	}
 	if rec, _ := store.Load("srv"); rec != nil {
 		t.Errorf("a forged login was stored: %+v", rec)

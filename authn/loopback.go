@@ -49,6 +49,10 @@ const callbackPath = "/callback"
 // elsewhere).
 type loopback struct {
 	port int
+	// state, when set, is the state of the authorization being waited
+	// for: a request with another (a stale tab, a local process or a web
+	// page probing the port) is answered and ignored.
+	state string
 }
 
 // newLoopback picks the port: the configured one, else one free now.
@@ -80,6 +84,9 @@ func (l *loopback) receive(ctx context.Context, open func() error) (url.Values, 
 	got := make(chan url.Values, 1)
 	srv := &http.Server{
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       10 * time.Second,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != callbackPath {
 				http.NotFound(w, r)
@@ -88,6 +95,11 @@ func (l *loopback) receive(ctx context.Context, open func() error) (url.Values, 
 			q := r.URL.Query()
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
+			if l.state != "" && q.Get("state") != l.state {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, "<!doctype html><title>mcphost</title><h1>Not the authorization mcphost is waiting for</h1><p>This answer belongs to another (or an older) login. Use the URL mcphost printed last.</p>")
+				return
+			}
 			if e := q.Get("error"); e != "" {
 				w.WriteHeader(http.StatusBadRequest)
 				fmt.Fprintf(w, "<!doctype html><title>mcphost</title><h1>Authorization failed</h1><p>%s: %s</p><p>You can close this tab and try again in the terminal.</p>",
@@ -97,7 +109,7 @@ func (l *loopback) receive(ctx context.Context, open func() error) (url.Values, 
 				io.WriteString(w, "<!doctype html><title>mcphost</title><h1>No authorization code</h1><p>This page expects the authorization server's redirect.</p>")
 				return
 			} else {
-				io.WriteString(w, "<!doctype html><title>mcphost</title><h1>Authorized</h1><p>mcphost is logged in. You can close this tab.</p>")
+				io.WriteString(w, "<!doctype html><title>mcphost</title><h1>Authorized</h1><p>mcphost received the authorization and finishes the login in the terminal. You can close this tab.</p>")
 			}
 			select {
 			case got <- q:
