@@ -176,7 +176,7 @@ environment variable NAME as "Authorization: Bearer ...".`,
 					e.OAuth["scopes"] = sc
 				}
 				if oauthSecret != "" {
-					if strings.Contains(oauthSecret, "${") {
+					if config.IsSecretRef(oauthSecret) {
 						e.OAuth["client_secret"] = oauthSecret
 					} else {
 						storeSecret = oauthSecret

@@ -96,7 +96,12 @@ var authorizationFields = []string{"type", "client_id", "client_secret", "scopes
 // a literal value would sit in a file that gets copied, shared, committed.
 var secretAuthFields = []string{"token", "key", "client_secret", "private_key", "assertion", "idp_client_secret", "id_token"}
 
-var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*`)
+// secretRef is the only form a secret may take in an auth block: one whole
+// ${VAR} reference, no default (a default would be the literal secret).
+var secretRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+// IsSecretRef reports whether v is a reference a secret field accepts.
+func IsSecretRef(v string) bool { return secretRef.MatchString(v) }
 
 // decodeAuth decodes the auth, oauth and authorization blocks (at most one).
 func (d *decoder) decodeAuth(s *Server) {
@@ -134,9 +139,12 @@ func (d *decoder) decodeAuth(s *Server) {
 		}
 	case "authorization":
 		a.Type = AuthOAuth
-		if t, ok := block["type"].(string); ok && !slices.Contains([]string{"oauth2.1", "oauth2", "oauth"}, strings.ToLower(t)) {
-			d.fail("authorization.type", "%q is not supported here (use oauth2.1, or an auth block)", t)
-			return
+		if v, has := block["type"]; has {
+			t, ok := v.(string)
+			if !ok || !slices.Contains([]string{"oauth2.1", "oauth2", "oauth"}, strings.ToLower(t)) {
+				d.fail("authorization.type", "%s is not supported here (use oauth2.1, or an auth block)", quoteValue(v))
+				return
+			}
 		}
 	case "auth":
 		t, ok := block["type"].(string)
@@ -176,8 +184,8 @@ func (d *decoder) decodeAuth(s *Server) {
 			d.fail(name+"."+k, "must be a string")
 			return ""
 		}
-		if slices.Contains(secretAuthFields, k) && sv != "" && !varRef.MatchString(sv) {
-			d.fail(name+"."+k, "write the secret as ${VAR} (an environment variable), not in the file")
+		if slices.Contains(secretAuthFields, k) && sv != "" && !secretRef.MatchString(sv) {
+			d.fail(name+"."+k, "write the secret as one ${VAR} reference (an environment variable, no default), not in the file")
 			return ""
 		}
 		out, ok := d.expand(name+"."+k, sv)

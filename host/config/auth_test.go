@@ -103,3 +103,25 @@ func TestMCPJSONOAuthCamelCase(t *testing.T) {
 		t.Fatalf("r = %+v %v", s.Auth, s.Err)
 	}
 }
+
+// Only one whole ${VAR} passes for a secret: a default or a literal around
+// a reference is a literal secret in the file.
+func TestAuthSecretMustBeOneReference(t *testing.T) {
+	e := newEnv(t)
+	e.environ = []string{"EMPTY="}
+	e.writeGlobal("config.yaml", `servers:
+  dflt: {url: "https://a.example/mcp", auth: {type: bearer, token: "${UNSET:-ghp_literalSecretInFile123}"}}
+  tail: {url: "https://a.example/mcp", auth: {type: bearer, token: "sk-live-abc${EMPTY}"}}
+  bare: {url: "https://a.example/mcp", auth: {type: bearer, token: "$EMPTY"}}
+  badtype: {url: "https://a.example/mcp", authorization: {type: 5, client_id: x}}
+`)
+	cfg := e.load()
+	for _, id := range []string{"dflt", "tail", "bare"} {
+		s := server(t, cfg, id)
+		wantErrContains(t, s.Err, "auth.token", "one ${VAR} reference")
+		if s.Err != nil && (strings.Contains(s.Err.Error(), "ghp_") || strings.Contains(s.Err.Error(), "sk-live")) {
+			t.Errorf("%s: the error quotes the secret: %v", id, s.Err)
+		}
+	}
+	wantErrContains(t, server(t, cfg, "badtype").Err, "authorization.type")
+}
