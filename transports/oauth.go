@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
 
@@ -110,7 +111,7 @@ func (o *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		return resp, err
 	}
-	if !replayable(req) {
+	if !replayable(req) || !authorizationMatter(resp) {
 		return resp, nil
 	}
 	o.mu.Lock()
@@ -147,6 +148,25 @@ func (o *oauthRoundTripper) setLastErr(err error) {
 	o.lastMu.Lock()
 	o.lastErr = err
 	o.lastMu.Unlock()
+}
+
+// authorizationMatter: a 401, or a 403 that asks for more scope (a
+// step-up). Any other 403 is the server's answer to the request itself:
+// passed on, not sent again.
+func authorizationMatter(resp *http.Response) bool {
+	if resp.StatusCode == http.StatusUnauthorized {
+		return true
+	}
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return false
+	}
+	for _, c := range cs {
+		if (c.Scheme == "bearer" || c.Scheme == "dpop") && c.Params["error"] == "insufficient_scope" {
+			return true
+		}
+	}
+	return false
 }
 
 func replayable(req *http.Request) bool { return req.Body == nil || req.GetBody != nil }

@@ -1,8 +1,10 @@
 package transports_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -104,5 +107,35 @@ func TestOAuthFailureIsReported(t *testing.T) {
 				t.Fatalf("Refused = %+v %v", c, refused)
 			}
 		})
+	}
+}
+
+// A 403 that is not about scope is the server's answer to the request:
+// passed on once, without asking the handler, and not sent again.
+func TestOAuthPlainForbiddenIsNotResent(t *testing.T) {
+	var posts atomic.Int64
+	gate := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if bytes.Contains(body, []byte(`"tools/call"`)) {
+					posts.Add(1)
+					w.WriteHeader(http.StatusForbidden)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	url := hosttest.ServeHTTP(t, hosttest.NewEchoServer(), gate)
+	h := &fakeOAuth{n: 1}
+	cs := connect(t, newTransport(t, remoteConfig(config.TransportHTTP, url), transports.Options{OAuthHandler: h}), nil)
+	defer cs.Close()
+	if _, err := callText(t, cs, "echo", map[string]any{"text": "x"}); err == nil {
+		t.Fatal("a forbidden call succeeded")
+	}
+	if n, a := posts.Load(), h.authorize.Load(); n != 1 || a != 0 {
+		t.Fatalf("the call went out %d times and Authorize ran %d times; want 1 and 0", n, a)
 	}
 }
