@@ -3,9 +3,13 @@ package authn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zalando/go-keyring"
@@ -131,5 +135,41 @@ func TestBrowserUIRefusesOtherSchemes(t *testing.T) {
 	}
 	if err := ui.Open(context.Background(), "srv", "https://as.example/authorize?x=1"); err != nil || !strings.Contains(out.String(), "\nhttps://as.example/authorize?x=1\n") {
 		t.Errorf("%v: %q", err, out.String())
+	}
+}
+
+// Logout revokes only at the authorization server that issued the tokens:
+// one the server's metadata names now, with another token endpoint, gets
+// nothing.
+func TestLogoutRevokesOnlyAtTheIssuer(t *testing.T) {
+	var revoked atomic.Int64
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource": %q, "authorization_servers": [%q]}`, srv.URL+"/mcp", srv.URL)
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer": %q, "authorization_endpoint": %q, "token_endpoint": %q, "revocation_endpoint": %q, "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"]}`,
+			srv.URL, srv.URL+"/authorize", srv.URL+"/token", srv.URL+"/revoke")
+	})
+	mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) { revoked.Add(1) })
+	s := &config.Server{ID: "srv", Transport: config.TransportHTTP, URL: srv.URL + "/mcp"}
+	store := &FileStore{Path: filepath.Join(t.TempDir(), "mcp-auth.json")}
+	save := func(tokenURL, revocationURL string) {
+		if err := store.Save("srv", &Record{Resource: s.URL, AccessToken: "at-123456789", RefreshToken: "rt-123456789", ClientID: "c", TokenURL: tokenURL, RevocationURL: revocationURL}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("https://real-as.example/token", "")
+	res, err := Logout(context.Background(), store, s, nil)
+	if err != nil || !res.Removed || res.Revoked || revoked.Load() != 0 {
+		t.Fatalf("Logout = %+v %v; %d revocation requests, want none", res, err, revoked.Load())
+	}
+	save(srv.URL+"/token", "")
+	if res, err := Logout(context.Background(), store, s, nil); err != nil || !res.Revoked || revoked.Load() != 2 {
+		t.Fatalf("Logout = %+v %v; %d revocation requests, want 2 (refresh and access token)", res, err, revoked.Load())
 	}
 }

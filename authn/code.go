@@ -29,11 +29,13 @@ type codeHandler struct {
 	cfg          config.Auth
 	opts         Options
 
-	mu   sync.RWMutex
-	src  *storedSource // nil: no tokens
-	dpop *dpopKey      // nil: DPoP off
+	mu     sync.RWMutex
+	src    *storedSource         // nil: no tokens
+	dpop   *dpopKey              // nil: DPoP off
+	asMeta map[string]asMetadata // by token endpoint, from the login's discovery
 
-	loginMu sync.Mutex // one interactive authorization at a time
+	loginMu   sync.Mutex      // one interactive authorization at a time
+	steppedUp map[string]bool // scopes a step-up was done for (under loginMu)
 
 	sdkOnce sync.Once
 	sdk     *auth.AuthorizationCodeHandler
@@ -75,17 +77,14 @@ func (h *codeHandler) newSource(rec *Record) *storedSource {
 // asClient is the client for authorization servers: the configured one,
 // with DPoP proofs on token requests while DPoP is on.
 func (h *codeHandler) asClient() *http.Client {
-	c := *h.opts.httpClient()
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	c.Transport = &tokenRoundTripper{base: withConfiguredEndpoints(guardedTransport(base, h.resource), base, h.cfg), key: func() *dpopKey {
+	c := guardClient(h.opts.httpClient(), h.resource, h.cfg)
+	c.Transport = &metadataRecorder{base: c.Transport, h: h}
+	c.Transport = &tokenRoundTripper{base: c.Transport, key: func() *dpopKey {
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		return h.dpop
 	}}
-	return &c
+	return c
 }
 
 // TokenSource implements auth.OAuthHandler.
@@ -197,6 +196,18 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		drain(resp)
 		return nil
 	}
+	if resp.StatusCode == http.StatusForbidden {
+		// One step-up per scope: a server that refuses again after the
+		// user granted what it asked for is not asked about again.
+		if h.steppedUp[scope] {
+			drain(resp)
+			return &LoginRequiredError{ID: h.id, Reason: "it still refuses after a step-up to that scope", Scope: scope}
+		}
+		if h.steppedUp == nil {
+			h.steppedUp = map[string]bool{}
+		}
+		h.steppedUp[scope] = true
+	}
 	if h.cfg.AuthorizationURL != "" {
 		defer drain(resp)
 		return h.manualLogin(ctx, scope)
@@ -211,7 +222,7 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		if errors.As(err, &re) {
 			return fmt.Errorf("server %q: login: %w", h.id, describeRetrieveError(re))
 		}
-		return fmt.Errorf("server %q: login: %w", h.id, err)
+		return fmt.Errorf("server %q: login: %w", h.id, shorten(err))
 	}
 	return nil
 }
@@ -305,7 +316,7 @@ func (h *codeHandler) clientSecret() string {
 		return h.cfg.ClientSecret
 	}
 	if h.opts.Store != nil {
-		if rec, err := h.opts.Store.Load(h.id); err == nil && rec != nil && rec.ClientID == h.cfg.ClientID {
+		if rec, err := h.opts.Store.Load(h.id); err == nil && rec != nil && rec.ClientID == h.cfg.ClientID && rec.Resource == h.resource {
 			return rec.ClientSecret
 		}
 	}
@@ -379,6 +390,9 @@ func (h *codeHandler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (
 // keep stores the tokens of a login (go-sdk's NewTokenSource hook) and
 // makes them the handler's.
 func (h *codeHandler) keep(_ context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+	if err := checkTokenSize(tok); err != nil {
+		return nil, err
+	}
 	rec := &Record{
 		Resource:     h.resource,
 		ClientID:     cfg.ClientID,
@@ -390,6 +404,11 @@ func (h *codeHandler) keep(_ context.Context, cfg *oauth2.Config, tok *oauth2.To
 	}
 	applyToken(rec, tok, h.opts.now())
 	h.mu.Lock()
+	if m, ok := h.asMeta[cfg.Endpoint.TokenURL]; ok {
+		// Where to revoke these tokens, noted now: at logout the server's
+		// metadata may name another authorization server.
+		rec.Issuer, rec.RevocationURL = m.Issuer, m.RevocationEndpoint
+	}
 	if h.dpop != nil {
 		rec.DPoPKey = h.dpop.pem()
 	}

@@ -123,13 +123,7 @@ type grantHandler struct {
 }
 
 func newGrantHandler(s *config.Server, opts Options) *grantHandler {
-	c := *opts.httpClient()
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	c.Transport = withConfiguredEndpoints(guardedTransport(base, s.URL), base, s.Auth)
-	return &grantHandler{id: s.ID, resource: s.URL, cfg: s.Auth, opts: opts, client: &c}
+	return &grantHandler{id: s.ID, resource: s.URL, cfg: s.Auth, opts: opts, client: guardClient(opts.httpClient(), s.URL, s.Auth)}
 }
 
 func (g *grantHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
@@ -166,6 +160,9 @@ func (g *grantHandler) obtainLocked(ctx context.Context) (*oauth2.Token, error) 
 			g.refused = fmt.Errorf("server %q: %s: %w", g.id, g.cfg.Type, describeRetrieveError(re))
 			return nil, g.refused
 		}
+		return nil, fmt.Errorf("server %q: %s: %w", g.id, g.cfg.Type, shorten(err))
+	}
+	if err := checkTokenSize(tok); err != nil {
 		return nil, fmt.Errorf("server %q: %s: %w", g.id, g.cfg.Type, err)
 	}
 	g.tok = tok
@@ -185,7 +182,7 @@ func (g *grantHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}
 	d, err := discover(ctx, g.resource, resp, g.client)
 	if err != nil {
-		return fmt.Errorf("server %q: %w", g.id, err)
+		return fmt.Errorf("server %q: %w", g.id, shorten(err))
 	}
 	if len(g.cfg.Scopes) > 0 {
 		d.scopes = g.cfg.Scopes

@@ -1,6 +1,10 @@
 package authn
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 
 	"context"
@@ -118,4 +122,86 @@ func (c configuredBypass) RoundTrip(req *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(req)
 	}
 	return c.guarded.RoundTrip(req)
+}
+
+// maxRedirects bounds the redirects of a request to an authorization server.
+const maxRedirects = 5
+
+// checkRedirect refuses what an authorization server has no reason to ask:
+// redirecting a token, registration or revocation request (a POST, whose
+// form holds credentials) anywhere, going from https to http, and long
+// chains. Discovery's GETs may be redirected.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	if via[0].Method != http.MethodGet {
+		return fmt.Errorf("the authorization server redirected a %s request; refused", via[0].Method)
+	}
+	if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return errors.New("a redirect from https to http; refused")
+	}
+	return nil
+}
+
+// guardClient is c with the discovery guard and the redirect rules.
+func guardClient(c *http.Client, serverURL string, a config.Auth) *http.Client {
+	out := *c
+	base := out.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	out.Transport = withConfiguredEndpoints(guardedTransport(base, serverURL), base, a)
+	if out.CheckRedirect == nil {
+		out.CheckRedirect = checkRedirect
+	}
+	return &out
+}
+
+// asMetadata is what a login notes of its authorization server.
+type asMetadata struct {
+	Issuer             string `json:"issuer"`
+	TokenEndpoint      string `json:"token_endpoint"`
+	RevocationEndpoint string `json:"revocation_endpoint"`
+}
+
+// maxMetadataBytes bounds an authorization server's metadata document.
+const maxMetadataBytes = 1 << 20
+
+// metadataRecorder notes the authorization server metadata that go-sdk's
+// discovery fetches during a login, so that the login can keep where its
+// tokens are to be revoked.
+type metadataRecorder struct {
+	base http.RoundTripper
+	h    *codeHandler
+}
+
+func (m *metadataRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
+		!(strings.Contains(req.URL.Path, "/.well-known/oauth-authorization-server") || strings.Contains(req.URL.Path, "/.well-known/openid-configuration")) {
+		return resp, err
+	}
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	if rerr != nil || len(data) > maxMetadataBytes {
+		return resp, nil
+	}
+	var meta asMetadata
+	if json.Unmarshal(data, &meta) == nil && meta.TokenEndpoint != "" {
+		m.h.mu.Lock()
+		if m.h.asMeta == nil {
+			m.h.asMeta = map[string]asMetadata{}
+		}
+		if len(m.h.asMeta) < 16 {
+			m.h.asMeta[meta.TokenEndpoint] = meta
+		}
+		m.h.mu.Unlock()
+	}
+	return resp, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }

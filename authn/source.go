@@ -110,6 +110,9 @@ func (s *storedSource) refreshLocked(ctx context.Context, force bool) error {
 	if err != nil {
 		return fmt.Errorf("refreshing the token of server %q: %w", s.id, describeRetrieveError(err))
 	}
+	if err := checkTokenSize(tok); err != nil {
+		return fmt.Errorf("refreshing the token of server %q: %w", s.id, err)
+	}
 	next := *s.rec
 	applyToken(&next, tok, s.now())
 	s.rec = &next
@@ -172,4 +175,40 @@ func oneLine(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// maxErrorText bounds what an error from an authorization server's side
+// (a registration refused with a page of HTML, say) may bring into a
+// message.
+const maxErrorText = 300
+
+// shortError keeps an error's chain but shows one short line of it.
+type shortError struct {
+	msg string
+	err error
+}
+
+func (e *shortError) Error() string { return e.msg }
+func (e *shortError) Unwrap() error { return e.err }
+
+// shorten makes err's message one line of at most maxErrorText bytes:
+// go-sdk's registration and discovery errors quote response bodies.
+func shorten(err error) error {
+	msg := err.Error()
+	if len(msg) <= maxErrorText && !strings.ContainsAny(msg, "\r\n") {
+		return err
+	}
+	return &shortError{msg: oneLine(msg, maxErrorText), err: err}
+}
+
+// maxTokenBytes bounds a token an authorization server hands out: a
+// hostile one must not fill the token file (read with a 4 MiB cap) and
+// lock every other login out.
+const maxTokenBytes = 32 << 10
+
+func checkTokenSize(tok *oauth2.Token) error {
+	if len(tok.AccessToken) > maxTokenBytes || len(tok.RefreshToken) > maxTokenBytes {
+		return fmt.Errorf("the authorization server issued a token over %d KiB; refused", maxTokenBytes>>10)
+	}
+	return nil
 }

@@ -126,17 +126,22 @@ func Logout(ctx context.Context, store Store, s *config.Server, client *http.Cli
 func revoke(ctx context.Context, s *config.Server, rec *Record, client *http.Client) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	c := *client
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
+	c := guardClient(client, s.URL, s.Auth)
+	endpoint := rec.RevocationURL
+	if endpoint == "" {
+		// Not noted at login: ask discovery, and believe it only if it
+		// names the authorization server that issued the tokens — the
+		// server's metadata may point somewhere else by now.
+		d, err := discover(ctx, rec.Resource, &http.Response{Header: http.Header{}}, c)
+		if err != nil {
+			return false, "no revocation: " + firstLineOf(err)
+		}
+		if rec.TokenURL == "" || d.asm.TokenEndpoint != rec.TokenURL {
+			return false, "the authorization server that issued the tokens could not be confirmed, so they were not sent anywhere to be revoked"
+		}
+		endpoint = d.asm.RevocationEndpoint
 	}
-	c.Transport = guardedTransport(base, s.URL)
-	d, err := discover(ctx, rec.Resource, &http.Response{Header: http.Header{}}, &c)
-	if err != nil {
-		return false, "no revocation: " + firstLineOf(err)
-	}
-	if d.asm.RevocationEndpoint == "" {
+	if endpoint == "" {
 		return false, "the authorization server offers no revocation; the tokens stay valid until they expire"
 	}
 	revoked := false
@@ -148,7 +153,7 @@ func revoke(ctx context.Context, s *config.Server, rec *Record, client *http.Cli
 		if rec.ClientSecret == "" {
 			form.Set("client_id", rec.ClientID)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.asm.RevocationEndpoint, strings.NewReader(form.Encode()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 		if err != nil {
 			return false, err.Error()
 		}

@@ -136,7 +136,8 @@ func TestOAuthLoginEndToEnd(t *testing.T) {
 		t.Fatalf("token file: %v %v, want mode 0600", st, err)
 	}
 	first := e.storedRecord("secure")
-	if first == nil || first.AccessToken == "" || first.RefreshToken == "" || first.Resource != resource {
+	if first == nil || first.AccessToken == "" || first.RefreshToken == "" || first.Resource != resource ||
+		first.RevocationURL != p.RevocationEndpoint || first.Issuer != p.Issuer {
 		t.Fatalf("stored login = %+v", first)
 	}
 	if r.stdout+r.stderr != strings.ReplaceAll(r.stdout+r.stderr, first.AccessToken, "") {
