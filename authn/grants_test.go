@@ -327,17 +327,35 @@ func TestGuardedTransport(t *testing.T) {
 	}
 	// A server on a private network may have its authorization server
 	// there (the decision alone: tests send nothing off loopback).
-	if err := checkDialAddr("10.0.0.1:443", func() bool { return true }); err != nil {
-		t.Errorf("a private server's private AS was refused: %v", err)
+	for _, tc := range []struct {
+		addr  string
+		where serverNet
+		ok    bool
+	}{
+		{"10.0.0.1:443", netPrivate, true},
+		{"10.0.0.1:443", netLoopback, true},
+		{"10.0.0.1:443", netPublic, false},
+		{"127.0.0.1:443", netLoopback, true},
+		{"127.0.0.1:443", netPrivate, false},
+		{"[::1]:443", netPublic, false},
+		{"93.184.216.34:443", netPublic, true},
+	} {
+		err := checkDialAddr(tc.addr, func() serverNet { return tc.where })
+		if (err == nil) != tc.ok {
+			t.Errorf("%s for a server on %d: %v, want allowed %v", tc.addr, tc.where, err, tc.ok)
+		}
 	}
-	if err := checkDialAddr("10.0.0.1:443", func() bool { return false }); err == nil {
-		t.Error("a public server's private AS was let through")
+	if classify("127.0.0.1") != netLoopback || classify("10.1.2.3") != netPrivate || classify("93.184.216.34") != netPublic {
+		t.Error("classify")
 	}
-	// Loopback is always allowed.
+	// Loopback is for servers on this machine only.
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer ok.Close()
-	if err := dial(public, ok.URL, 10*time.Second); err != nil {
-		t.Errorf("loopback refused: %v", err)
+	if err := dial(ok.URL+"/mcp", ok.URL, 10*time.Second); err != nil {
+		t.Errorf("a loopback server's loopback AS was refused: %v", err)
+	}
+	if err := dial(public, ok.URL, 10*time.Second); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("a public server reached loopback: %v", err)
 	}
 	// An embedder that dials itself keeps its transport.
 	own := &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("no") }}

@@ -22,59 +22,85 @@ import (
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
-// guardedTransport refuses connections to addresses that a server on the
-// internet has no business pointing mcphost at (SSRF through discovery
-// metadata): link-local (cloud metadata services), multicast, unspecified,
-// and — unless the MCP server itself is on a private network — private
-// and CGNAT ranges. Loopback stays allowed: local development, and a
-// loopback server's authorization server.
+// serverNet is where an MCP server is, as far as its addresses tell.
+type serverNet int
+
+const (
+	netPublic   serverNet = iota
+	netPrivate            // every address private (or loopback)
+	netLoopback           // every address loopback
+)
+
+// classify looks at every address of host: a name with one public
+// address is public, so that a server cannot unlock the intranet by
+// adding a private record to its own name.
+func classify(host string) serverNet {
+	var ips []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ips = []netip.Addr{ip}
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ips, _ = net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	}
+	if len(ips) == 0 {
+		return netPublic
+	}
+	class := netLoopback
+	for _, ip := range ips {
+		ip = ip.Unmap()
+		switch {
+		case ip.IsLoopback():
+		case ip.IsPrivate() || cgnat.Contains(ip):
+			class = min(class, netPrivate)
+		default:
+			return netPublic
+		}
+	}
+	return class
+}
+
+// guardedTransport refuses connections to addresses that a server has no
+// business pointing mcphost at (SSRF through discovery metadata):
+// link-local (cloud metadata services), multicast and unspecified always;
+// private and CGNAT ranges unless the MCP server itself is on a private
+// network; loopback unless the server is on this machine. Behind a proxy
+// the proxy decides (the dial goes to it).
 func guardedTransport(base http.RoundTripper, serverURL string) http.RoundTripper {
 	t, ok := base.(*http.Transport)
-	if !ok || t.DialContext != nil || t.DialTLSContext != nil || t.Proxy != nil && base != http.DefaultTransport {
+	if !ok || t.DialContext != nil || t.DialTLSContext != nil {
 		return base // the embedder took over dialing
 	}
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return base
+	}
+	if t.Proxy != nil {
+		if p, err := t.Proxy(&http.Request{URL: u}); err != nil || p != nil {
+			return base
+		}
+	}
 	var (
-		once         sync.Once
-		allowPrivate bool
+		once  sync.Once
+		class serverNet
 	)
-	// A server on a private network (by address, or by a name that
-	// resolves there) may have its authorization server there too.
-	serverIsPrivate := func() bool {
-		once.Do(func() {
-			u, err := url.Parse(serverURL)
-			if err != nil {
-				return
-			}
-			ips := []netip.Addr{}
-			if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
-				ips = append(ips, ip)
-			} else {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				ips, _ = net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
-			}
-			for _, ip := range ips {
-				ip = ip.Unmap()
-				if ip.IsPrivate() || cgnat.Contains(ip) {
-					allowPrivate = true
-				}
-			}
-		})
-		return allowPrivate
+	where := func() serverNet {
+		once.Do(func() { class = classify(u.Hostname()) })
+		return class
 	}
 	c := t.Clone()
 	c.DialContext = (&net.Dialer{
 		Timeout:   30 * time.Second,
 		KeepAlive: 30 * time.Second,
 		Control: func(_, address string, _ syscall.RawConn) error {
-			return checkDialAddr(address, serverIsPrivate)
+			return checkDialAddr(address, where)
 		},
 	}).DialContext
 	return c
 }
 
 // checkDialAddr is the guard's decision for one address ("ip:port").
-func checkDialAddr(address string, serverIsPrivate func() bool) error {
+func checkDialAddr(address string, where func() serverNet) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		host = address
@@ -85,11 +111,13 @@ func checkDialAddr(address string, serverIsPrivate func() bool) error {
 	}
 	ip = ip.Unmap()
 	switch {
+	case ip.IsLoopback() && where() != netLoopback:
+		return fmt.Errorf("refusing to contact %s for authorization: a loopback address, and the server is not on this machine", ip)
 	case ip.IsLoopback():
 		return nil
 	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified():
 		return fmt.Errorf("refusing to contact %s for authorization: a link-local or reserved address", ip)
-	case (ip.IsPrivate() || cgnat.Contains(ip)) && !serverIsPrivate():
+	case (ip.IsPrivate() || cgnat.Contains(ip)) && where() == netPublic:
 		return fmt.Errorf("refusing to contact %s for authorization: a private address, and the server is not on a private network", ip)
 	}
 	return nil
