@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zalando/go-keyring"
+	"golang.org/x/oauth2"
 
 	"github.com/mcphost/mcphost/host/config"
 )
@@ -171,5 +173,25 @@ func TestLogoutRevokesOnlyAtTheIssuer(t *testing.T) {
 	save(srv.URL+"/token", "")
 	if res, err := Logout(context.Background(), store, s, nil); err != nil || !res.Revoked || revoked.Load() != 2 {
 		t.Fatalf("Logout = %+v %v; %d revocation requests, want 2 (refresh and access token)", res, err, revoked.Load())
+	}
+}
+
+// An authorization server that does not answer (503) is not a refusal:
+// the refresh token stays, and the error says to try again, not to log in.
+func TestRefreshOutageIsTransient(t *testing.T) {
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "<html>maintenance</html>")
+	}))
+	defer as.Close()
+	rec := &Record{Resource: "http://127.0.0.1:1/mcp", AccessToken: "old-access", RefreshToken: "still-good", TokenURL: as.URL, ClientID: "c"}
+	src := &storedSource{id: "srv", client: as.Client(), now: time.Now, rec: rec}
+	err := src.Refresh(context.Background())
+	var re *oauth2.RetrieveError
+	if !errors.Is(err, ErrTransient) || errors.As(err, &re) || strings.Contains(err.Error(), "maintenance") {
+		t.Fatalf("Refresh = %v; want a transient error without the body", err)
+	}
+	if src.record().RefreshToken != "still-good" {
+		t.Fatal("the refresh token was dropped")
 	}
 }

@@ -161,12 +161,16 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 			drain(resp) // refreshed meanwhile: try the new token
 			return nil
 		}
-		if err := src.Refresh(ctx); err == nil {
+		err := src.Refresh(ctx)
+		if err == nil {
 			drain(resp)
 			return nil
-		} else {
-			h.opts.logger().Info("refresh refused; a new login is needed", "server", h.id, "error", err)
 		}
+		if errors.Is(err, ErrTransient) {
+			drain(resp)
+			return err
+		}
+		h.opts.logger().Info("refresh refused; a new login is needed", "server", h.id, "error", err)
 	}
 	ask := h.opts.Ask == AskAlways || (h.opts.Ask == AskStepUp && resp.StatusCode == http.StatusForbidden)
 	if !ask || h.opts.UI == nil {

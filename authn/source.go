@@ -108,6 +108,11 @@ func (s *storedSource) refreshLocked(ctx context.Context, force bool) error {
 	// the refreshed token is for the same resource.
 	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: s.rec.RefreshToken}).Token()
 	if err != nil {
+		if !refused(err) {
+			// The authorization server is down or unreachable: the
+			// refresh token may still be good; try again later.
+			return &transientError{fmt.Errorf("refreshing the token of server %q: %s", s.id, shorten(describeRetrieveError(err)))}
+		}
 		return fmt.Errorf("refreshing the token of server %q: %w", s.id, describeRetrieveError(err))
 	}
 	if err := checkTokenSize(tok); err != nil {
@@ -211,4 +216,27 @@ func checkTokenSize(tok *oauth2.Token) error {
 		return fmt.Errorf("the authorization server issued a token over %d KiB; refused", maxTokenBytes>>10)
 	}
 	return nil
+}
+
+// ErrTransient is matched by authorization errors that a later attempt
+// may not meet (the authorization server down, a network error): not a
+// reason to ask the user for a new login.
+var ErrTransient = errors.New("temporary authorization failure")
+
+type transientError struct{ error }
+
+func (e *transientError) Unwrap() []error { return []error{e.error, ErrTransient} }
+
+// refused reports whether a token request's error is the authorization
+// server refusing the grant (RFC 6749 §5.2: an error code, 400 or 401),
+// as opposed to failing to answer.
+func refused(err error) bool {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		return false
+	}
+	if re.ErrorCode != "" {
+		return true
+	}
+	return re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized)
 }

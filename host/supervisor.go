@@ -215,6 +215,11 @@ func (s *server) needsAuth(err error) error {
 		asked = fmt.Sprintf(" (WWW-Authenticate: %s)", w)
 	}
 	reason := transports.LastAuthError(t)
+	if errors.Is(reason, authn.ErrTransient) {
+		// The authorization server did not answer: retry as for any
+		// failed connect, the login may still be good.
+		return nil
+	}
 	var lr *authn.LoginRequiredError
 	switch {
 	case errors.As(reason, &lr):
