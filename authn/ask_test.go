@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -194,4 +195,34 @@ func TestRefreshOutageIsTransient(t *testing.T) {
 	if src.record().RefreshToken != "still-good" {
 		t.Fatal("the refresh token was dropped")
 	}
+}
+
+// What the keychain refuses (too large for its items) goes to the file,
+// and is found there.
+func TestAutoStoreFallsBackToTheFile(t *testing.T) {
+	keyring.MockInit()
+	path := filepath.Join(t.TempDir(), "mcp-auth.json")
+	st, err := OpenStore("auto", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := &Record{Resource: "https://a.example/mcp", AccessToken: "small-token-123"}
+	if err := st.Save("a", small); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("a record the keychain holds went to the file too")
+	}
+	keyring.MockInitWithError(errors.New("data passed to Set was too big"))
+	big := &Record{Resource: "https://b.example/mcp", AccessToken: strings.Repeat("x", 4000)}
+	if err := st.Save("b", big); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := (&FileStore{Path: path}).Load("b"); err != nil || got == nil || got.AccessToken != big.AccessToken {
+		t.Fatalf("file has %+v %v", got, err)
+	}
+	if got, err := st.Load("b"); err != nil || got == nil || got.AccessToken != big.AccessToken {
+		t.Fatalf("Load = %+v %v", got, err)
+	}
+	keyring.MockInit()
 }

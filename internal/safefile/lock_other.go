@@ -1,9 +1,9 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package safefile
 
 import "time"
 
-// Lock is a no-op where flock is not available: two processes writing at
+// Lock is a no-op where neither flock nor LockFileEx is available: two processes writing at
 // once can then lose one write (each write itself stays atomic).
 func Lock(path string, wait time.Duration) (unlock func(), err error) { return func() {}, nil }
