@@ -206,6 +206,13 @@ func (g *grantHandler) tokenRequest(ctx context.Context, tokenURL string, form u
 // client_secret_basic (RFC 6749 §2.3.1: both parts form-encoded) when
 // clientID is set.
 func (g *grantHandler) tokenRequestBasic(ctx context.Context, tokenURL string, form url.Values, clientID, secret string) (*oauth2.Token, error) {
+	return postToken(ctx, g.client, g.opts.now, tokenURL, form, clientID, secret)
+}
+
+// postToken posts a token request (RFC 6749 §3.2), the client
+// authenticated with client_secret_basic when clientID is set, and reads
+// the answer (§5.1, §5.2) with a size cap and a deadline.
+func postToken(ctx context.Context, client *http.Client, now func() time.Time, tokenURL string, form url.Values, clientID, secret string) (*oauth2.Token, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
@@ -217,7 +224,7 @@ func (g *grantHandler) tokenRequestBasic(ctx context.Context, tokenURL string, f
 	if clientID != "" {
 		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
 	}
-	resp, err := g.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +251,7 @@ func (g *grantHandler) tokenRequestBasic(ctx context.Context, tokenURL string, f
 	tok := &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken}
 	// A lifetime past time.Duration's 292 years would overflow into the past.
 	if secs, err := t.ExpiresIn.Int64(); err == nil && secs > 0 && secs <= int64(math.MaxInt64/time.Second) {
-		tok.Expiry = g.opts.now().Add(time.Duration(secs) * time.Second)
+		tok.Expiry = now().Add(time.Duration(secs) * time.Second)
 	}
 	return tok.WithExtra(map[string]any{"scope": t.Scope}), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -96,17 +97,18 @@ func (s *storedSource) refreshLocked(ctx context.Context, force bool) error {
 			s.rec.RefreshToken = cur.RefreshToken
 		}
 	}
-	_ = force
-	cfg := &oauth2.Config{
-		ClientID:     s.rec.ClientID,
-		ClientSecret: s.rec.ClientSecret,
-		Endpoint:     oauth2.Endpoint{TokenURL: s.rec.TokenURL, AuthStyle: oauth2.AuthStyle(s.rec.AuthStyle)},
+	// RFC 8707 and the MCP authorization spec: the refreshed token is
+	// asked for the same resource.
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {s.rec.RefreshToken}, "resource": {s.rec.Resource}}
+	id, secret := s.rec.ClientID, s.rec.ClientSecret
+	if secret == "" || oauth2.AuthStyle(s.rec.AuthStyle) == oauth2.AuthStyleInParams {
+		form.Set("client_id", id)
+		if secret != "" {
+			form.Set("client_secret", secret)
+		}
+		id, secret = "", ""
 	}
-	ctx, cancel := context.WithTimeout(context.WithValue(ctx, oauth2.HTTPClient, s.client), 30*time.Second)
-	defer cancel()
-	// An access token-less token makes oauth2 refresh at once. RFC 8707:
-	// the refreshed token is for the same resource.
-	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: s.rec.RefreshToken}).Token()
+	tok, err := postToken(ctx, s.client, s.now, s.rec.TokenURL, form, id, secret)
 	if err != nil {
 		if !refused(err) {
 			// The authorization server is down or unreachable: the

@@ -119,7 +119,6 @@ func TestStoredSourceRefreshesExpiredToken(t *testing.T) {
 		// No refresh_token: the old one stays.
 		return 200, map[string]any{"access_token": "newer-access", "token_type": "Bearer", "expires_in": 3600}
 	})
-	// oauth2 computes the expiry with the real clock; ours is anchored there.
 	clock := newTestClock(time.Now())
 	store := &FileStore{Path: filepath.Join(t.TempDir(), "mcp-auth.json")}
 	rec := storedRecord(te.url(), clock.Now().Add(time.Hour))
@@ -138,7 +137,7 @@ func TestStoredSourceRefreshesExpiredToken(t *testing.T) {
 		t.Fatalf("refreshed token = %+v", tok)
 	}
 	f := te.form(t, 0)
-	if f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != "old-refresh" || f.Get("client_id") != "client-7" {
+	if f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != "old-refresh" || f.Get("client_id") != "client-7" || f.Get("resource") != rec.Resource {
 		t.Errorf("refresh form = %v", f)
 	}
 	saved, err := store.Load("srv")
@@ -152,7 +151,7 @@ func TestStoredSourceRefreshesExpiredToken(t *testing.T) {
 	if !saved.Updated.Equal(clock.Now().UTC()) {
 		t.Errorf("Updated = %v, want the clock's %v", saved.Updated, clock.Now().UTC())
 	}
-	if d := saved.ExpiresAt.Sub(time.Now()); d < 59*time.Minute || d > 61*time.Minute {
+	if d := saved.ExpiresAt.Sub(clock.Now()); d < 59*time.Minute || d > 61*time.Minute {
 		t.Errorf("ExpiresAt is %v from now, want about an hour", d)
 	}
 

@@ -49,16 +49,26 @@ func (h *Host) Login(ctx context.Context, id string) error {
 	s.setCredentials(authn.Credentials{OAuth: oh}, true)
 	defer s.setCredentials(authn.Credentials{}, false)
 	sess, err := s.openSession(authn.WithLoginContext(ctx, ctx))
+	s.mu.Lock()
+	t := s.transport
+	s.mu.Unlock()
+	if _, refused := transports.Refused(t); err != nil && ctx.Err() == nil && !refused {
+		if ts, _ := oh.TokenSource(ctx); ts != nil {
+			// The login itself worked and is stored; the session after
+			// it did not. The server's own trouble is for its status.
+			s.log.Warn("logged in, but the connection after the login failed", "error", err)
+			err = nil
+		}
+	}
 	if err != nil {
-		s.mu.Lock()
-		t := s.transport
-		s.mu.Unlock()
 		if reason := transports.LastAuthError(t); reason != nil {
 			return fmt.Errorf("host: login %q: %w", id, reason)
 		}
 		return err
 	}
-	sess.Close()
+	if sess != nil {
+		sess.Close()
+	}
 	if ts, _ := oh.TokenSource(ctx); ts == nil {
 		return fmt.Errorf("host: login %q: %w (nothing to log in to)", id, ErrNoAuthorization)
 	}
