@@ -221,14 +221,34 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		drain(resp)
 		return err
 	}
+	challenge := resp.Header.Clone()
 	if err := sdk.Authorize(ctx, req, resp); err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
 			return fmt.Errorf("server %q: login: %w", h.id, describeRetrieveError(re))
 		}
+		if ctx.Err() == nil && h.noMetadata(ctx, challenge) {
+			// go-sdk then guessed the 2025-03-26 endpoints at the
+			// server's root; what failed there says little.
+			return fmt.Errorf("server %q: login: the server asks for authorization but publishes no OAuth metadata (RFC 9728 protected resource metadata); if it takes a static token, give it auth: {type: bearer, token: ${VAR}}, or its endpoints in the oauth block (%w)", h.id, shorten(err))
+		}
 		return fmt.Errorf("server %q: login: %w", h.id, shorten(err))
 	}
 	return nil
+}
+
+// noMetadata reports whether the server publishes no protected resource
+// metadata (nor, at its root, authorization server metadata).
+func (h *codeHandler) noMetadata(ctx context.Context, challenge http.Header) bool {
+	if _, err := discover(ctx, h.resource, &http.Response{Header: challenge}, h.asClient()); err == nil {
+		return false
+	}
+	u, err := url.Parse(h.resource)
+	if err != nil {
+		return true
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, u.Scheme+"://"+u.Host, h.asClient())
+	return err != nil || asm == nil
 }
 
 func drain(resp *http.Response) {

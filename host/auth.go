@@ -62,7 +62,7 @@ func (h *Host) Login(ctx context.Context, id string) error {
 	}
 	if err != nil {
 		if reason := transports.LastAuthError(t); reason != nil {
-			return fmt.Errorf("host: login %q: %w", id, reason)
+			return reason // it names the server and the login
 		}
 		return err
 	}
