@@ -262,6 +262,7 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		a.loginCommand(),
 		a.logoutCommand(),
 		a.authCommand(),
+		a.serveCommand(),
 	)
 	return root
 }

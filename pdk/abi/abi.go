@@ -131,6 +131,11 @@ type Caller struct {
 	ID string `json:"id,omitempty"`
 	// Session is the gateway session, when there is one.
 	Session string `json:"session,omitempty"`
+	// Scopes are the OAuth scopes of the caller's access token (gateway).
+	Scopes []string `json:"scopes,omitempty"`
+	// ClientID is the OAuth client the caller's token was issued to
+	// (gateway), when the token says.
+	ClientID string `json:"client_id,omitempty"`
 }
 
 // ToolAnnotations are the MCP tool hints (all optional).

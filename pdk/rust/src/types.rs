@@ -122,6 +122,12 @@ pub struct Caller {
     /// The gateway session, when there is one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub session: String,
+    /// The OAuth scopes of the caller's access token (gateway).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The OAuth client the caller's token was issued to (gateway).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub client_id: String,
 }
 
 /// The MCP tool hints (all optional).

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/redact"
+	"github.com/mcphost/mcphost/internal/termtext"
+)
+
+type serveFlags struct {
+	http           string
+	stateless      bool
+	tokenEnvs      []string
+	insecureNoAuth bool
+	resourceURL    string
+	authServers    []string
+	scopes         []string
+	origins        []string
+	watch          bool
+	grace          time.Duration
+	maxBody        int64
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [--http ADDR]",
+		Short: "Serve every configured server, behind the policies, as one MCP server",
+		Long: `Serve the tools, resources and prompts of every configured server as one MCP
+server, through mcphost's pipeline (policies, name mapping, transforms,
+truncation). Any MCP client (Claude Desktop, VS Code, Cursor, an agent) then
+gets them all from one entry.
+
+Without --http it speaks MCP over stdio: standard output carries only the MCP
+stream, logs go to standard error. With --http ADDR it serves Streamable HTTP
+at /mcp (stateful sessions with resumable streams; --stateless for none) and
+the legacy HTTP+SSE transport at /sse. The default ADDR is loopback.
+
+Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
+held in the environment variable NAME (repeatable; the caller is named after
+the variable in policy input). Listening on a non-loopback address without it
+is refused unless --insecure-no-auth is given.
+
+A policy's "confirm" becomes an elicitation to the calling client (a denial
+for clients that cannot elicit); backends' elicitation and sampling requests
+go to the client whose call is waiting on that backend.`,
+		Example: `  mcphost serve                                   # stdio, for a client's config
+  mcphost serve --http 127.0.0.1:8080
+  MCP_TOKEN=... mcphost serve --http 0.0.0.0:8080 --auth-token-env MCP_TOKEN --watch`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd.Context(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) on ADDR instead of stdio (e.g. 127.0.0.1:8080)")
+	fl.BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions (any replica answers any request)")
+	fl.StringArrayVar(&f.tokenEnvs, "auth-token-env", nil, "accept the bearer token in environment variable NAME (repeatable)")
+	fl.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --http address without incoming authentication")
+	fl.StringVar(&f.resourceURL, "resource-url", "", "public URL of /mcp, for the protected resource metadata")
+	fl.StringArrayVar(&f.authServers, "authorization-server", nil, "issuer whose tokens are accepted, advertised to clients (repeatable)")
+	fl.StringArrayVar(&f.scopes, "scope", nil, "scope every token must have (repeatable)")
+	fl.StringArrayVar(&f.origins, "trusted-origin", nil, "browser origin allowed to call the gateway (repeatable)")
+	fl.BoolVar(&f.watch, "watch", false, "apply edits of the configuration files while serving")
+	fl.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM, how long calls in flight may finish")
+	fl.Int64Var(&f.maxBody, "max-body-bytes", gateway.DefaultMaxBodyBytes, "largest HTTP request body")
+	return cmd
+}
+
+func (a *app) serve(ctx context.Context, f serveFlags) error {
+	var verifier auth.TokenVerifier
+	if len(f.tokenEnvs) > 0 {
+		tokens := map[string]string{}
+		for _, name := range f.tokenEnvs {
+			v := a.getenv(name)
+			if len(v) < 16 {
+				return usageError("--auth-token-env %s: the variable must hold a token of at least 16 characters", name)
+			}
+			tokens[strings.ToLower(name)] = v
+		}
+		verifier = gateway.StaticTokens(tokens)
+	}
+	if f.http != "" && verifier == nil && !gateway.IsLoopback(f.http) && !f.insecureNoAuth {
+		return usageError("--http %s is not a loopback address: give --auth-token-env (or --insecure-no-auth to serve it to anyone who can reach it)", f.http)
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	relay := gateway.NewRelay()
+	sink, events := gateway.EventSink()
+	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0))
+	h, err := a.startHostWith(ctx, cfg, opts...)
+	if err != nil {
+		return err
+	}
+	defer a.closeHost(h)
+	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway")})
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go g.Watch(watchCtx, events)
+	if f.watch {
+		go a.serveWatch(watchCtx, h, g)
+	}
+	a.reportBackends(h)
+	if f.http == "" {
+		// stdout is the MCP stream: no escaping, no redaction rewriting
+		// JSON.
+		err := g.Server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{rawWriter(a.stdout)}})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
+	handler, err := g.HTTPHandler(gateway.HTTPOptions{
+		Verifier: verifier, ResourceURL: f.resourceURL, AuthorizationServers: f.authServers,
+		Scopes: f.scopes, MaxBodyBytes: f.maxBody, Stateless: f.stateless, TrustedOrigins: f.origins,
+	})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ln, err := net.Listen("tcp", f.http)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
+	}
+	fmt.Fprintf(a.stderr, "mcphost gateway: serving http://%s/mcp (Streamable HTTP) and http://%s/sse (SSE)\n", ln.Addr(), ln.Addr())
+	if err := gateway.Serve(ctx, ln, handler, f.grace); err != nil {
+		fmt.Fprintf(a.stderr, "warning: %v\n", err)
+	}
+	return nil
+}
+
+// reportBackends says on stderr which backends did not start.
+func (a *app) reportBackends(h *host.Host) {
+	var down []string
+	for _, st := range h.Status() {
+		switch st.State {
+		case host.StateError, host.StateNeedsAuth, host.StateReconnecting:
+			down = append(down, fmt.Sprintf("%s (%s)", st.ID, st.State))
+		}
+	}
+	sort.Strings(down)
+	fmt.Fprintf(a.stderr, "mcphost gateway: %d tools from %d servers", len(h.Tools()), len(h.ServerIDs()))
+	if len(down) > 0 {
+		fmt.Fprintf(a.stderr, "; not ready: %s", termtext.Line(strings.Join(down, ", ")))
+	}
+	fmt.Fprintln(a.stderr)
+}
+
+// serveWatch applies edits of the configuration files to the running
+// host; the gateway follows through the host's events.
+func (a *app) serveWatch(ctx context.Context, h *host.Host, g *gateway.Gateway) {
+	interval := a.watchInterval
+	if interval == 0 {
+		interval = config.DefaultWatchInterval
+	}
+	err := config.Watch(ctx, a.loadOptions(), interval, func(cfg *config.Config, err error) {
+		if err != nil {
+			fmt.Fprintf(a.stderr, "config: ERROR %v (nothing changed)\n", err)
+			return
+		}
+		ch, err := h.SetServers(ctx, cfg)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "config: ERROR %v\n", err)
+			return
+		}
+		fmt.Fprintf(a.stderr, "config: added %v; removed %v; changed %v\n", ch.Added, ch.Removed, ch.Changed)
+		g.Sync(ctx)
+	})
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(a.stderr, "warning: --watch: %v\n", err)
+	}
+}
+
+// rawWriter is the writer under the terminal escaping and the secret
+// redaction: the MCP stream must reach the client byte for byte.
+func rawWriter(w io.Writer) io.Writer {
+	w = termtext.RawOf(w)
+	if r, ok := w.(*redact.Writer); ok {
+		return r.Unwrap()
+	}
+	return w
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

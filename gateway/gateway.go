@@ -1,0 +1,301 @@
+// Package gateway serves a Host as one MCP server: the tools, resources
+// and prompts of every backend, under their public names and through the
+// host's pipeline (policy, name mapping, transforms, truncation), to any
+// MCP client over stdio, Streamable HTTP or legacy SSE. Server-to-client
+// requests of the backends (elicitation, sampling) and the pipeline's
+// confirmations are relayed to the client whose call caused them.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/builtin"
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// Gateway is one MCP server in front of a Host.
+type Gateway struct {
+	h      *host.Host
+	srv    *mcp.Server
+	relay  *Relay
+	logger hclog.Logger
+
+	mu        sync.Mutex
+	tools     map[string]bool // public names registered on srv
+	resources map[string]bool // URIs
+	templates map[string]bool // URI templates
+	prompts   map[string]string
+}
+
+// Options configure a Gateway.
+type Options struct {
+	// Relay carries the backends' requests to the calling clients; it
+	// must be the one whose handlers the Host was built with (see
+	// NewRelay). Nil: backends' requests are declined.
+	Relay *Relay
+	// Logger receives the gateway's notes. Nil discards.
+	Logger hclog.Logger
+	// Name is the server name clients see (default "mcphost").
+	Name string
+}
+
+// New returns a gateway for h. Call Sync after h.Start, and again on the
+// host's tools/resources/prompts events (Watch does both).
+func New(h *host.Host, opts Options) *Gateway {
+	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger,
+		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}}
+	if g.logger == nil {
+		g.logger = hclog.NewNullLogger()
+	}
+	if g.relay == nil {
+		g.relay = NewRelay()
+	}
+	name := opts.Name
+	if name == "" {
+		name = "mcphost"
+	}
+	g.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: version()}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+		},
+		CompletionHandler: g.complete,
+		Instructions:      "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
+	})
+	return g
+}
+
+// Server is the MCP server to serve (stdio, HTTP).
+func (g *Gateway) Server() *mcp.Server { return g.srv }
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Watch syncs now and on every change of the host's lists until ctx ends.
+// events is the channel the host's WithEvents callback feeds (see
+// EventSink).
+func (g *Gateway) Watch(ctx context.Context, events <-chan host.Event) {
+	g.Sync(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+			// Coalesce a burst (a server coming up lists all three).
+			for drained := false; !drained; {
+				select {
+				case <-events:
+				default:
+					drained = true
+				}
+			}
+			g.Sync(ctx)
+		}
+	}
+}
+
+// EventSink returns a WithEvents callback and the channel Watch reads: a
+// list change or a state change of any backend asks for a sync. It never
+// blocks the host.
+func EventSink() (func(host.Event), <-chan host.Event) {
+	ch := make(chan host.Event, 1)
+	return func(ev host.Event) {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}, ch
+}
+
+// Sync makes the server's lists the host's: tools added, changed or gone
+// reach clients as list_changed notifications.
+func (g *Gateway) Sync(ctx context.Context) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.syncTools()
+	g.syncResources()
+	g.syncPrompts(ctx)
+}
+
+func (g *Gateway) syncTools() {
+	seen := map[string]bool{}
+	for _, t := range g.h.Tools() {
+		if !objectSchema(t.InputSchema) {
+			g.logger.Warn("tool left out: its input schema is not an object", "tool", t.Display)
+			continue
+		}
+		seen[t.Name] = true
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations}
+		if objectSchema(t.OutputSchema) {
+			tool.OutputSchema = t.OutputSchema
+		}
+		if err := addTool(g.srv, tool, g.callTool(t.Name)); err != nil {
+			g.logger.Warn("tool left out", "tool", t.Display, "error", err)
+			delete(seen, t.Name)
+			continue
+		}
+	}
+	var gone []string
+	for name := range g.tools {
+		if !seen[name] {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		g.srv.RemoveTools(gone...)
+	}
+	g.tools = seen
+}
+
+// addTool adds t, turning go-sdk's panic on a schema it refuses into an
+// error: a backend's odd schema must not bring the gateway down.
+func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	srv.AddTool(t, h)
+	return nil
+}
+
+// objectSchema: a JSON object schema of type "object" (what a tool's
+// input schema must be).
+func objectSchema(s any) bool {
+	if s == nil {
+		return false
+	}
+	var m map[string]any
+	switch v := s.(type) {
+	case map[string]any:
+		m = v
+	default:
+		data, err := json.Marshal(s)
+		if err != nil || json.Unmarshal(data, &m) != nil {
+			return false
+		}
+	}
+	return m["type"] == "object"
+}
+
+func (g *Gateway) syncResources() {
+	seenR, seenT := map[string]bool{}, map[string]bool{}
+	for _, id := range g.h.ServerIDs() {
+		rs, ts := g.h.ListedResources(id)
+		for _, r := range rs {
+			if r.Resource == nil || seenR[r.URI] {
+				continue // the first server listing a URI serves it
+			}
+			seenR[r.URI] = true
+			res := *r.Resource
+			g.srv.AddResource(&res, g.readResource(id))
+		}
+		for _, t := range ts {
+			if t.ResourceTemplate == nil || seenT[t.URITemplate] {
+				continue
+			}
+			seenT[t.URITemplate] = true
+			tmpl := *t.ResourceTemplate
+			g.srv.AddResourceTemplate(&tmpl, g.readResource(id))
+		}
+	}
+	// Truncated results stay readable through the gateway.
+	if !seenT[resultsTemplate] {
+		seenT[resultsTemplate] = true
+		g.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name: "mcphost-results", URITemplate: resultsTemplate, MIMEType: "application/json",
+			Description: "Full results of calls that mcphost truncated",
+		}, g.readResource(host.ResultsServer))
+	}
+	var goneR, goneT []string
+	for u := range g.resources {
+		if !seenR[u] {
+			goneR = append(goneR, u)
+		}
+	}
+	for u := range g.templates {
+		if !seenT[u] {
+			goneT = append(goneT, u)
+		}
+	}
+	if len(goneR) > 0 {
+		g.srv.RemoveResources(goneR...)
+	}
+	if len(goneT) > 0 {
+		g.srv.RemoveResourceTemplates(goneT...)
+	}
+	g.resources, g.templates = seenR, seenT
+}
+
+// resultsTemplate is the URI template of the stored full results.
+const resultsTemplate = builtin.ResultURIPrefix + "{id}"
+
+func (g *Gateway) syncPrompts(ctx context.Context) {
+	all, err := g.h.Prompts(ctx, "")
+	if err != nil {
+		g.logger.Debug("listing prompts", "error", err)
+	}
+	count := map[string]int{}
+	for _, p := range all {
+		count[p.Name]++
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Display < all[j].Display })
+	seen := map[string]string{}
+	for _, p := range all {
+		if p.Prompt == nil {
+			continue
+		}
+		// A name two servers share is served as "server:prompt".
+		name := p.Name
+		if count[p.Name] > 1 {
+			name = p.Display
+		}
+		pr := *p.Prompt
+		pr.Name = name
+		seen[name] = p.Display
+		g.srv.AddPrompt(&pr, g.getPrompt(p.Display))
+	}
+	var gone []string
+	for name := range g.prompts {
+		if _, ok := seen[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		g.srv.RemovePrompts(gone...)
+	}
+	g.prompts = seen
+}
+
+// callerOf is who makes a request: the gateway's client, with the identity
+// its bearer token carried.
+func callerOf(req mcp.Request) abi.Caller {
+	c := abi.Caller{Kind: "gateway"}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		c.Session = ss.ID()
+	}
+	if ti := req.GetExtra(); ti != nil && ti.TokenInfo != nil {
+		c.ID = ti.TokenInfo.UserID
+		c.Scopes = ti.TokenInfo.Scopes
+		if cid, ok := ti.TokenInfo.Extra["client_id"].(string); ok {
+			c.ClientID = cid
+		}
+	}
+	return c
+}

@@ -1,0 +1,253 @@
+package gateway_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+const bound = 20 * time.Second
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// backend is a test server with a tool that reports progress, one that
+// asks the user (elicitation), a resource and a prompt.
+func backend() *mcp.Server {
+	s := hosttest.NewEchoServer()
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Reports progress."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := 1; i <= 3; i++ {
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3})
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Asks the user for a name."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			// Protocol 2026-07-28: ask in the result, get the answer in
+			// the retried call (go-sdk adapts it for older clients).
+			if r, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult); ok {
+				name, _ := r.Content["name"].(string)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Action + ":" + name}}}, nil, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "your name?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}}}, nil, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://readme", Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "read me"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["who"]}}}}, nil
+		})
+	return s
+}
+
+type fixture struct {
+	h       *host.Host
+	g       *gateway.Gateway
+	backend *mcp.Server
+	client  *mcp.ClientSession
+	changed atomic.Int64 // tools/list_changed the client saw
+}
+
+func start(t *testing.T, stages []host.StageConfig, clientOpts *mcp.ClientOptions) *fixture {
+	t.Helper()
+	testenv.CheckGoroutines(t)
+	f := &fixture{backend: backend()}
+	ctx := ctxFor(t)
+	cfg := &config.Config{Servers: []*config.Server{{ID: "b", Transport: config.TransportInProcess, Enabled: true,
+		StartupTimeout: bound, RequestTimeout: bound, Source: "test"}}}
+	relay := gateway.NewRelay()
+	sink, events := gateway.EventSink()
+	opts := append(relay.HostOptions(), host.WithInProcessServer("b", f.backend), host.WithEvents(sink), host.WithStages(stages...))
+	h, err := host.New(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.h = h
+	f.g = gateway.New(h, gateway.Options{Relay: relay})
+	wctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.g.Watch(wctx, events); close(done) }()
+	f.g.Sync(ctx)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := f.g.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clientOpts == nil {
+		clientOpts = &mcp.ClientOptions{}
+	}
+	clientOpts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { f.changed.Add(1) }
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, clientOpts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.client = cs
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		stop()
+		<-done
+		cctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		h.Close(cctx)
+	})
+	return f
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsPassThrough(t *testing.T) {
+	f := start(t, nil, nil)
+	ctx := ctxFor(t)
+	tools, err := f.client.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range tools.Tools {
+		names[tl.Name] = true
+	}
+	for _, want := range []string{"mcp__b__echo", "mcp__b__add", "mcp__b__slow"} {
+		if !names[want] {
+			t.Errorf("tool %s missing from %v", want, names)
+		}
+	}
+	res, err := f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "through the gateway"}})
+	if err != nil || text(t, res) != "through the gateway" {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	res, err = f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__add", Arguments: map[string]any{"a": 2, "b": 3}})
+	if err != nil || res.StructuredContent == nil || !strings.Contains(text(t, res), "5") {
+		t.Fatalf("add: %+v %v", res, err)
+	}
+	// Progress reaches the caller.
+	var progress atomic.Int64
+	f.client.Close()
+	f2 := start(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) }})
+	params := &mcp.CallToolParams{Name: "mcp__b__slow"}
+	params.SetProgressToken("p1")
+	if res, err := f2.client.CallTool(ctx, params); err != nil || text(t, res) != "done" {
+		t.Fatalf("slow: %v %v", res, err)
+	}
+	waitFor(t, "3 progress notifications", func() bool { return progress.Load() == 3 })
+}
+
+// A tool the backend adds reaches the client with list_changed.
+func TestListChangedReachesClients(t *testing.T) {
+	f := start(t, nil, nil)
+	ctx := ctxFor(t)
+	before := f.changed.Load()
+	mcp.AddTool(f.backend, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
+	})
+	waitFor(t, "the new tool", func() bool {
+		tools, err := f.client.ListTools(ctx, nil)
+		if err != nil {
+			return false
+		}
+		for _, tl := range tools.Tools {
+			if tl.Name == "mcp__b__late" {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, "list_changed", func() bool { return f.changed.Load() > before })
+}
+
+func TestResourcesAndPrompts(t *testing.T) {
+	f := start(t, nil, nil)
+	ctx := ctxFor(t)
+	rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://readme"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "read me" {
+		t.Fatalf("read: %+v %v", rr, err)
+	}
+	pr, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "gateway"}})
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != "hello gateway" {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+}
+
+// A backend's elicitation reaches the client whose call waits on it.
+func TestElicitationIsRelayed(t *testing.T) {
+	var asked atomic.Value
+	f := start(t, nil, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked.Store(req.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
+	}})
+	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__ask"})
+	if err != nil || text(t, res) != "accept:ada" || asked.Load() != "your name?" {
+		t.Fatalf("ask: %q %v (asked %v)", text(t, res), err, asked.Load())
+	}
+}
+
+// A policy's confirm is an elicitation to the caller; a client that cannot
+// elicit gets a denial the model can read.
+func TestConfirmBecomesElicitation(t *testing.T) {
+	stages := []host.StageConfig{{Stage: confirmAll{}}}
+	var confirmations atomic.Int64
+	f := start(t, stages, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		confirmations.Add(1)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+	}})
+	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "ok"}})
+	if err != nil || res.IsError || text(t, res) != "ok" || confirmations.Load() != 1 {
+		t.Fatalf("confirmed call: %q %v (%d confirmations)", text(t, res), err, confirmations.Load())
+	}
+	f2 := start(t, stages, nil)
+	res, err = f2.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "ok"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a client that cannot confirm: %+v %v; want a tool error", res, err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %s", what, bound)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type confirmAll struct{}
+
+func (confirmAll) StageName() string { return "test:confirm" }
+
+func (confirmAll) Policy(context.Context, *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	return &abi.PolicyDecision{Decision: abi.Confirm, Reason: "every call is confirmed"}, nil
+}

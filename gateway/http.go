@@ -1,0 +1,197 @@
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// HTTPOptions configure the gateway's HTTP endpoint.
+type HTTPOptions struct {
+	// Verifier checks the bearer token of every request (StaticTokens,
+	// or a JWT verifier). Nil: no incoming authentication.
+	Verifier auth.TokenVerifier
+	// ResourceURL is the public URL of the /mcp endpoint, advertised in the
+	// protected resource metadata (RFC 9728). Default: from the request.
+	ResourceURL string
+	// AuthorizationServers are the issuers whose tokens Verifier accepts,
+	// advertised so that MCP clients can log in. Empty: no metadata.
+	AuthorizationServers []string
+	// Scopes are required of every token, and advertised.
+	Scopes []string
+	// MaxBodyBytes caps a request body (default 16 MiB).
+	MaxBodyBytes int64
+	// Stateless serves Streamable HTTP without sessions (protocol
+	// 2026-07-28): any replica can answer any request.
+	Stateless bool
+	// TrustedOrigins may send browser requests from another origin.
+	TrustedOrigins []string
+}
+
+// DefaultMaxBodyBytes is the default cap of a request body.
+const DefaultMaxBodyBytes = 16 << 20
+
+// HTTPHandler serves Streamable HTTP at /mcp, the legacy HTTP+SSE
+// transport at /sse (and its /message endpoint), and the protected resource
+// metadata at /.well-known/oauth-protected-resource when tokens are
+// verified. Cross-origin browser requests are refused (DNS rebinding, CSRF)
+// unless trusted; a Host header that is not localhost on a loopback
+// address is refused too.
+func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	getServer := func(*http.Request) *mcp.Server { return g.srv }
+	streamable := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:           o.Stateless,
+		EventStore:          eventStore(o.Stateless),
+		MaxRequestBodyBytes: o.MaxBodyBytes,
+		SessionTimeout:      30 * time.Minute,
+	})
+	sse := mcp.NewSSEHandler(getServer, nil)
+	mux := http.NewServeMux()
+	var protect func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
+	if o.Verifier != nil {
+		prmPath := "/.well-known/oauth-protected-resource/mcp"
+		mux.Handle(prmPath, prmHandler(o))
+		mux.Handle("/.well-known/oauth-protected-resource", prmHandler(o))
+		protect = func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				auth.RequireBearerToken(o.Verifier, &auth.RequireBearerTokenOptions{
+					ResourceMetadataURL: baseURL(r, o) + prmPath,
+					Scopes:              o.Scopes,
+				})(h).ServeHTTP(w, r)
+			})
+		}
+	}
+	mux.Handle("/mcp", protect(streamable))
+	mux.Handle("/sse", protect(limitBody(sse, o.MaxBodyBytes)))
+	mux.Handle("/sse/", protect(limitBody(sse, o.MaxBodyBytes)))
+	cop := http.NewCrossOriginProtection()
+	for _, origin := range o.TrustedOrigins {
+		if err := cop.AddTrustedOrigin(origin); err != nil {
+			return nil, fmt.Errorf("gateway: trusted origin %q: %w", origin, err)
+		}
+	}
+	return cop.Handler(mux), nil
+}
+
+func eventStore(stateless bool) mcp.EventStore {
+	if stateless {
+		return nil
+	}
+	// Resumable streams: a client that lost its SSE stream gets what it
+	// missed (bounded in memory).
+	return mcp.NewMemoryEventStore(nil)
+}
+
+// limitBody caps request bodies (the legacy SSE handler has no cap of its
+// own).
+func limitBody(h http.Handler, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// baseURL is the public base URL of the gateway.
+func baseURL(r *http.Request, o HTTPOptions) string {
+	if o.ResourceURL != "" {
+		return strings.TrimSuffix(strings.TrimSuffix(o.ResourceURL, "/"), "/mcp")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func prmHandler(o HTTPOptions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resource := o.ResourceURL
+		if resource == "" {
+			resource = baseURL(r, o) + "/mcp"
+		}
+		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource:               resource,
+			AuthorizationServers:   o.AuthorizationServers,
+			ScopesSupported:        o.Scopes,
+			BearerMethodsSupported: []string{"header"},
+			ResourceName:           "mcphost gateway",
+		}).ServeHTTP(w, r)
+	})
+}
+
+// StaticTokens verifies bearer tokens against a fixed set: each token
+// names its caller (the identity policies see). Comparisons take the same
+// time whatever the token.
+func StaticTokens(tokens map[string]string) auth.TokenVerifier {
+	type entry struct{ token, id string }
+	var list []entry
+	for id, tok := range tokens {
+		list = append(list, entry{tok, id})
+	}
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		found := ""
+		for _, e := range list {
+			if subtle.ConstantTimeCompare([]byte(token), []byte(e.token)) == 1 {
+				found = e.id
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
+		}
+		// A static token does not expire; go-sdk wants an expiry.
+		return &auth.TokenInfo{UserID: found, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+}
+
+// IsLoopback reports whether a listen address is loopback only
+// ("127.0.0.1:8080", "[::1]:0", "localhost:9000").
+func IsLoopback(addr string) bool {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves handler on ln until ctx ends, then stops accepting and
+// lets requests in flight finish within grace.
+func Serve(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		srv.Close()
+		return fmt.Errorf("gateway: requests still running after %s were cut off", grace)
+	}
+	return err
+}

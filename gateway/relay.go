@@ -1,0 +1,298 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host"
+)
+
+// Relay carries what a call needs of "the user" to the gateway client that
+// made the call: a backend's elicitation or sampling request, and a
+// policy's confirm decision.
+//
+// It works the way protocol 2026-07-28 asks (multi round-trip requests,
+// SEP-2322): the call runs on, waiting, while the gateway answers the
+// client's tools/call with the input requests and a request state; the
+// client answers them in a retried tools/call carrying that state, and the
+// call continues. go-sdk plays the older protocols' part (it sends the
+// requests to older clients itself), so one mechanism serves every client.
+//
+// A confirmation comes with the call's context, so its call is known
+// exactly. A backend's request carries no link to the call it belongs to
+// (stdio has none at all): it goes to the latest call waiting on that
+// backend — exact when one client at a time uses a backend, a best guess
+// otherwise — and is declined when there is none.
+type Relay struct {
+	mu      sync.Mutex
+	pending map[string]*pending   // by request state
+	byBack  map[string][]*pending // backend id → calls in flight, latest last
+}
+
+// NewRelay returns a relay; give its HostOptions to host.New and the relay
+// to the Gateway.
+func NewRelay() *Relay {
+	return &Relay{pending: map[string]*pending{}, byBack: map[string][]*pending{}}
+}
+
+// HostOptions are the host's handlers that relay to clients.
+func (r *Relay) HostOptions() []host.Option {
+	return []host.Option{
+		host.WithElicitationHandler(r.elicit),
+		host.WithSamplingHandler(r.sample),
+		host.WithConfirmer(r.confirm),
+	}
+}
+
+// resumeWait bounds how long a call waits for its client to answer input
+// requests.
+const resumeWait = 10 * time.Minute
+
+// pending is one client call in flight.
+type pending struct {
+	state   string
+	backend string
+	caller  string // identity of the caller: only it may resume
+	caps    *mcp.ClientCapabilities
+	cancel  context.CancelFunc
+
+	asks chan asked
+	done chan outcome
+
+	mu      sync.Mutex
+	waiting map[string]chan mcp.InputResponse
+}
+
+type asked struct {
+	id  string
+	req mcp.InputRequest
+}
+
+type outcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+type pendingKey struct{}
+
+func newID() string { return rand.Text() }
+
+// start runs call as a new pending call for a client.
+func (r *Relay) start(ctx context.Context, backend, caller string, caps *mcp.ClientCapabilities,
+	call func(context.Context) (*mcp.CallToolResult, error)) *pending {
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	// The call outlives the request that started it when it asks the
+	// client for input; it ends with its result, a cancel, or resumeWait.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeWait)
+	p := &pending{state: newID(), backend: backend, caller: caller, caps: caps, cancel: cancel,
+		asks: make(chan asked), done: make(chan outcome, 1), waiting: map[string]chan mcp.InputResponse{}}
+	r.mu.Lock()
+	r.pending[p.state] = p
+	r.byBack[backend] = append(r.byBack[backend], p)
+	r.mu.Unlock()
+	go func() {
+		res, err := call(context.WithValue(cctx, pendingKey{}, p))
+		p.done <- outcome{res, err}
+	}()
+	return p
+}
+
+// resume finds the pending call of a request state, for its caller only.
+func (r *Relay) resume(state, caller string) *pending {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending[state]
+	if p == nil || p.caller != caller {
+		return nil
+	}
+	return p
+}
+
+func (r *Relay) finish(p *pending) {
+	p.cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.pending, p.state)
+	list := r.byBack[p.backend]
+	for i, q := range list {
+		if q == p {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(r.byBack, p.backend)
+	} else {
+		r.byBack[p.backend] = list
+	}
+}
+
+// next waits for the call's result, or for what it asks the client: then
+// the answer to the client is the input requests and the call's state.
+func (r *Relay) next(ctx context.Context, p *pending) (*mcp.CallToolResult, error) {
+	select {
+	case o := <-p.done:
+		r.finish(p)
+		return o.res, o.err
+	case a := <-p.asks:
+		reqs := mcp.InputRequestMap{a.id: a.req}
+		// Whatever else the call asks at the same moment goes along.
+		for more := true; more; {
+			select {
+			case b := <-p.asks:
+				reqs[b.id] = b.req
+			default:
+				more = false
+			}
+		}
+		return &mcp.CallToolResult{InputRequests: reqs, RequestState: p.state}, nil
+	case <-ctx.Done():
+		// The client gave up on the call (cancelled it, or went away).
+		r.finish(p)
+		return nil, ctx.Err()
+	}
+}
+
+// answer delivers the client's responses to the waiting askers.
+func (p *pending) answer(responses mcp.InputResponseMap) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id, resp := range responses {
+		if ch, ok := p.waiting[id]; ok {
+			delete(p.waiting, id)
+			ch <- resp
+		}
+	}
+}
+
+// ask puts an input request to the call's client and waits for the answer.
+func (p *pending) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	id := newID()
+	ch := make(chan mcp.InputResponse, 1)
+	p.mu.Lock()
+	p.waiting[id] = ch
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.waiting, id)
+		p.mu.Unlock()
+	}()
+	select {
+	case p.asks <- asked{id, req}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// latest is the latest call waiting on backend.
+func (r *Relay) latest(backend string) *pending {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.byBack[backend]
+	if len(list) == 0 {
+		return nil
+	}
+	return list[len(list)-1]
+}
+
+// callOf is the pending call of ctx (a confirmation), else the latest one
+// on backend.
+func (r *Relay) callOf(ctx context.Context, backend string) *pending {
+	if p, ok := ctx.Value(pendingKey{}).(*pending); ok {
+		return p
+	}
+	return r.latest(backend)
+}
+
+func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	p := r.callOf(ctx, server)
+	if p == nil || p.caps.Elicitation == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	resp, err := p.ask(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := resp.(*mcp.ElicitResult)
+	if !ok {
+		return nil, fmt.Errorf("the client answered an elicitation with %T", resp)
+	}
+	return res, nil
+}
+
+func (r *Relay) sample(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	p := r.callOf(ctx, server)
+	if p == nil || p.caps.Sampling == nil {
+		return nil, fmt.Errorf("server %q asked for sampling, and no client of the gateway that could answer is waiting for it", server)
+	}
+	resp, err := p.ask(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	switch res := resp.(type) {
+	case *mcp.CreateMessageResult:
+		return res, nil
+	case *mcp.CreateMessageWithToolsResult:
+		data, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		var out mcp.CreateMessageResult
+		if err := json.Unmarshal(data, &out); err != nil {
+			return nil, errors.New("the client's sampling answer has content a backend without tools cannot take")
+		}
+		return &out, nil
+	}
+	return nil, fmt.Errorf("the client answered a sampling request with %T", resp)
+}
+
+// confirm asks the calling client to approve a call a policy wants
+// confirmed, as an elicitation; a client that cannot elicit gets a denial.
+func (r *Relay) confirm(ctx context.Context, req host.ConfirmRequest) (bool, error) {
+	p, _ := ctx.Value(pendingKey{}).(*pending)
+	if p == nil || p.caps.Elicitation == nil {
+		return false, nil
+	}
+	args, _ := json.Marshal(req.Arguments)
+	if len(args) > 2000 {
+		args = append(args[:2000], []byte("…")...)
+	}
+	msg := fmt.Sprintf("Policy %s asks you to confirm the call of %s (server %s) with arguments %s", req.Stage, req.Name, req.Server, args)
+	if req.Reason != "" {
+		msg += ": " + req.Reason
+	}
+	resp, err := p.ask(ctx, &mcp.ElicitParams{
+		Message: msg,
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"confirm": map[string]any{"type": "boolean", "title": "Run this call", "default": false},
+			},
+			"required": []string{"confirm"},
+		},
+	})
+	if err != nil {
+		return false, fmt.Errorf("asking the client to confirm: %w", err)
+	}
+	res, ok := resp.(*mcp.ElicitResult)
+	if !ok || res.Action != "accept" {
+		return false, nil
+	}
+	yes, _ := res.Content["confirm"].(bool)
+	return yes, nil
+}
