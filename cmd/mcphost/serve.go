@@ -108,6 +108,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	}
 	defer a.closeHost(h)
 	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway")})
+	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go g.Watch(watchCtx, events)
