@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -171,9 +170,10 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Serve serves handler on ln until ctx ends, then stops accepting and
-// lets requests in flight finish within grace.
-func Serve(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration) error {
+// Serve serves handler on ln until ctx ends; then it stops accepting,
+// lets the calls in flight finish within grace, and closes what is left
+// (clients' open event streams).
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -188,10 +188,11 @@ func Serve(ctx context.Context, ln net.Listener, handler http.Handler, grace tim
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	err := srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		srv.Close()
-		return fmt.Errorf("gateway: requests still running after %s were cut off", grace)
+	go srv.Shutdown(sctx)
+	idle := g.relay.waitIdle(sctx)
+	srv.Close()
+	if !idle {
+		return fmt.Errorf("gateway: calls still running after %s were cut off", grace)
 	}
-	return err
+	return nil
 }

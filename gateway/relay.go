@@ -296,3 +296,20 @@ func (r *Relay) confirm(ctx context.Context, req host.ConfirmRequest) (bool, err
 	yes, _ := res.Content["confirm"].(bool)
 	return yes, nil
 }
+
+// waitIdle waits until no call is in flight (true), or ctx ends (false).
+func (r *Relay) waitIdle(ctx context.Context) bool {
+	for {
+		r.mu.Lock()
+		n := len(r.pending)
+		r.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -137,7 +137,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
 	}
 	fmt.Fprintf(a.stderr, "mcphost gateway: serving http://%s/mcp (Streamable HTTP) and http://%s/sse (SSE)\n", ln.Addr(), ln.Addr())
-	if err := gateway.Serve(ctx, ln, handler, f.grace); err != nil {
+	if err := g.Serve(ctx, ln, handler, f.grace); err != nil {
 		fmt.Fprintf(a.stderr, "warning: %v\n", err)
 	}
 	return nil
