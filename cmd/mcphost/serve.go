@@ -33,6 +33,9 @@ type serveFlags struct {
 	watch          bool
 	grace          time.Duration
 	maxBody        int64
+	jwtIssuer      string
+	jwksURL        string
+	jwtAudience    string
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -52,8 +55,11 @@ the legacy HTTP+SSE transport at /sse. The default ADDR is loopback.
 
 Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
 held in the environment variable NAME (repeatable; the caller is named after
-the variable in policy input). Listening on a non-loopback address without it
-is refused unless --insecure-no-auth is given.
+the variable in policy input). --jwt-issuer URL accepts JWT access tokens of
+that issuer (signature against its JWKS, issuer, audience = --resource-url,
+expiry), advertised in the protected resource metadata so that clients can log
+in; the subject, scopes and client id reach policies. Listening on a
+non-loopback address without either is refused unless --insecure-no-auth.
 
 A policy's "confirm" becomes an elicitation to the calling client (a denial
 for clients that cannot elicit); backends' elicitation and sampling requests
@@ -76,6 +82,9 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.watch, "watch", false, "apply edits of the configuration files while serving")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM, how long calls in flight may finish")
 	fl.Int64Var(&f.maxBody, "max-body-bytes", gateway.DefaultMaxBodyBytes, "largest HTTP request body")
+	fl.StringVar(&f.jwtIssuer, "jwt-issuer", "", "accept JWT access tokens of this issuer, verified against its keys (JWKS)")
+	fl.StringVar(&f.jwksURL, "jwks-url", "", "the issuer's JWKS (default: from its metadata)")
+	fl.StringVar(&f.jwtAudience, "jwt-audience", "", "the audience JWTs must name (default: --resource-url)")
 	return cmd
 }
 
@@ -91,6 +100,27 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 			tokens[strings.ToLower(name)] = v
 		}
 		verifier = gateway.StaticTokens(tokens)
+	}
+	if f.jwtIssuer != "" {
+		audience := f.jwtAudience
+		if audience == "" {
+			audience = f.resourceURL
+		}
+		if audience == "" {
+			return usageError("--jwt-issuer needs the audience tokens are issued for: --resource-url (the public URL of /mcp) or --jwt-audience")
+		}
+		jv, err := gateway.NewJWTVerifier(gateway.JWTOptions{Issuer: f.jwtIssuer, Audience: audience, JWKSURL: f.jwksURL})
+		if err != nil {
+			return usageError("%v", err)
+		}
+		if verifier != nil {
+			verifier = gateway.AnyOf(verifier, jv)
+		} else {
+			verifier = jv
+		}
+		if len(f.authServers) == 0 {
+			f.authServers = []string{f.jwtIssuer}
+		}
 	}
 	if f.http != "" && verifier == nil && !gateway.IsLoopback(f.http) && !f.insecureNoAuth {
 		return usageError("--http %s is not a loopback address: give --auth-token-env (or --insecure-no-auth to serve it to anyone who can reach it)", f.http)

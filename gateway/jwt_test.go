@@ -1,0 +1,119 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/mcphost/mcphost/gateway"
+)
+
+type issuer struct {
+	srv       *httptest.Server
+	key       *ecdsa.PrivateKey
+	kid       string
+	jwksCalls atomic.Int64
+}
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	is := &issuer{kid: "k1"}
+	var err error
+	if is.key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	is.srv = httptest.NewServer(mux)
+	t.Cleanup(is.srv.Close)
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": is.srv.URL, "jwks_uri": is.srv.URL + "/jwks"})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		is.jwksCalls.Add(1)
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &is.key.PublicKey, KeyID: is.kid, Algorithm: "ES256", Use: "sig"}}})
+	})
+	return is
+}
+
+func (is *issuer) sign(t *testing.T, key *ecdsa.PrivateKey, kid string, claims any) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithHeader("kid", kid).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(signer).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestJWTVerifier(t *testing.T) {
+	is := newIssuer(t)
+	const aud = "https://gateway.example/mcp"
+	v, err := gateway.NewJWTVerifier(gateway.JWTOptions{Issuer: is.srv.URL, Audience: aud})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claims := func(mod func(map[string]any)) map[string]any {
+		c := map[string]any{"iss": is.srv.URL, "aud": []string{aud}, "sub": "alice", "exp": now.Add(time.Hour).Unix(),
+			"iat": now.Unix(), "scope": "tools.read sre", "client_id": "cursor"}
+		if mod != nil {
+			mod(c)
+		}
+		return c
+	}
+	ctx := context.Background()
+	info, err := v(ctx, is.sign(t, is.key, is.kid, claims(nil)), nil)
+	if err != nil || info.UserID != "alice" || len(info.Scopes) != 2 || info.Scopes[1] != "sre" || info.Extra["client_id"] != "cursor" {
+		t.Fatalf("valid token: %+v %v", info, err)
+	}
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for name, tok := range map[string]string{
+		"expired":       is.sign(t, is.key, is.kid, claims(func(c map[string]any) { c["exp"] = now.Add(-time.Hour).Unix() })),
+		"wrong aud":     is.sign(t, is.key, is.kid, claims(func(c map[string]any) { c["aud"] = "https://other.example/mcp" })),
+		"wrong iss":     is.sign(t, is.key, is.kid, claims(func(c map[string]any) { c["iss"] = "https://evil.example" })),
+		"no exp":        is.sign(t, is.key, is.kid, claims(func(c map[string]any) { delete(c, "exp") })),
+		"other key":     is.sign(t, other, is.kid, claims(nil)),
+		"unknown kid":   is.sign(t, other, "k9", claims(nil)),
+		"not a JWT":     "opaque-token-value",
+		"alg none":      "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.",
+		"hmac with pub": hmacToken(t, is),
+	} {
+		if info, err := v(ctx, tok, nil); err == nil || !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("%s: accepted (%+v) or wrong error: %v", name, info, err)
+		}
+	}
+	// An unknown kid fetches the keys again, but not more than every 30 s.
+	if n := is.jwksCalls.Load(); n > 2 {
+		t.Errorf("%d JWKS fetches for one unknown kid", n)
+	}
+}
+
+// An HS256 token "signed" with the issuer's public key as secret: the
+// classic confusion attack.
+func hmacToken(t *testing.T, is *issuer) string {
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &is.key.PublicKey})
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: pub}, (&jose.SignerOptions{}).WithHeader("kid", is.kid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(signer).Claims(map[string]any{"iss": is.srv.URL, "sub": "mallory", "exp": time.Now().Add(time.Hour).Unix()}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
