@@ -7,8 +7,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,8 +18,11 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 type issuer struct {
@@ -116,4 +121,79 @@ func hmacToken(t *testing.T, is *issuer) string {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// sreOnly lets only callers with the "sre" scope call tools, and notes who
+// called.
+type sreOnly struct{ seen atomic.Value }
+
+func (*sreOnly) StageName() string { return "test:sre-only" }
+
+func (s *sreOnly) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	if req.Caller != nil {
+		s.seen.Store(*req.Caller)
+		if slices.Contains(req.Caller.Scopes, "sre") {
+			return &abi.PolicyDecision{Decision: abi.Allow}, nil
+		}
+	}
+	return &abi.PolicyDecision{Decision: abi.Deny, Reason: "only the SRE group"}, nil
+}
+
+// Over HTTP, the identity in a JWT reaches the policy: "only the SRE group
+// may call" works.
+func TestCallerIdentityReachesPolicy(t *testing.T) {
+	policy := &sreOnly{}
+	f := start(t, []host.StageConfig{{Stage: policy}}, nil)
+	is := newIssuer(t)
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource := "http://" + ln.Addr().String() + "/mcp"
+	v, err := gateway.NewJWTVerifier(gateway.JWTOptions{Issuer: is.srv.URL, Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler, err := f.g.HTTPHandler(gateway.HTTPOptions{Verifier: v, ResourceURL: resource, AuthorizationServers: []string{is.srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close(); http.DefaultTransport.(*http.Transport).CloseIdleConnections() })
+	call := func(scope string) *mcp.CallToolResult {
+		tok := is.sign(t, is.key, is.kid, map[string]any{"iss": is.srv.URL, "aud": resource, "sub": "bob",
+			"exp": time.Now().Add(time.Hour).Unix(), "scope": scope, "client_id": "vscode"})
+		ctx := ctxFor(t)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: resource, HTTPClient: &http.Client{Transport: bearerRT(tok)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "hi"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call("tools.read"); !res.IsError {
+		t.Fatal("a caller without the sre scope got through")
+	}
+	if res := call("tools.read sre"); res.IsError {
+		t.Fatalf("an SRE was refused: %v", res.Content)
+	}
+	seen, _ := policy.seen.Load().(abi.Caller)
+	if seen.Kind != "gateway" || seen.ID != "bob" || seen.ClientID != "vscode" || seen.Session == "" {
+		t.Fatalf("the policy saw %+v", seen)
+	}
+}
+
+type bearerRT string
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }
