@@ -24,10 +24,12 @@ import (
 
 // Gateway is one MCP server in front of a Host.
 type Gateway struct {
-	h      *host.Host
-	srv    *mcp.Server
-	relay  *Relay
-	logger hclog.Logger
+	h       *host.Host
+	srv     *mcp.Server
+	relay   *Relay
+	logger  hclog.Logger
+	metrics *Metrics
+	audit   *AuditLog
 
 	mu        sync.Mutex
 	tools     map[string]bool // public names registered on srv
@@ -46,12 +48,16 @@ type Options struct {
 	Logger hclog.Logger
 	// Name is the server name clients see (default "mcphost").
 	Name string
+	// Metrics, if set, count calls (see NewMetrics).
+	Metrics *Metrics
+	// Audit, if set, gets one record per call.
+	Audit *AuditLog
 }
 
 // New returns a gateway for h. Call Sync after h.Start, and again on the
 // host's tools/resources/prompts events (Watch does both).
 func New(h *host.Host, opts Options) *Gateway {
-	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger,
+	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger, metrics: opts.Metrics, audit: opts.Audit,
 		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}}
 	if g.logger == nil {
 		g.logger = hclog.NewNullLogger()
@@ -131,6 +137,7 @@ func (g *Gateway) Sync(ctx context.Context) {
 	g.syncTools()
 	g.syncResources()
 	g.syncPrompts(ctx)
+	g.metrics.ObserveBackends(g.h)
 }
 
 func (g *Gateway) syncTools() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,8 +50,16 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 				})
 			}))
 		}
-		p := g.relay.start(ctx, g.serverOf(name), caller.ID, req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
-			return g.h.CallTool(ctx, name, args, opts...)
+		server := g.serverOf(name)
+		p := g.relay.start(ctx, server, caller.ID, req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
+			start := time.Now()
+			res, err := g.h.CallTool(ctx, name, args, opts...)
+			outcome := outcomeOf(res, err)
+			g.metrics.observeCall(server, name, outcome, time.Since(start))
+			if aerr := g.audit.Write(record(caller, server, name, args, start, outcome, err)); aerr != nil {
+				g.logger.Warn("audit log", "error", aerr)
+			}
+			return res, err
 		})
 		return g.result(g.relay.next(ctx, p))
 	}

@@ -10,7 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -196,4 +199,29 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The audit log rotates: FILE becomes FILE.1 past MaxBytes, at most Keep
+// rotated files stay.
+func TestAuditLogRotates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := &gateway.AuditLog{Path: path, MaxBytes: 300, Keep: 2}
+	defer l.Close()
+	for i := 0; i < 20; i++ {
+		if err := l.Write(gateway.AuditRecord{Time: time.Now(), Server: "s", Tool: "t", Outcome: "ok", Arguments: map[string]any{"secret": "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{path, path + ".1", path + ".2"} {
+		data, err := os.ReadFile(name)
+		if err != nil || len(data) > 300 || strings.Contains(string(data), "secret") {
+			t.Fatalf("%s: %d bytes, %v", name, len(data), err)
+		}
+	}
+	if _, err := os.Stat(path + ".3"); err == nil {
+		t.Fatal("more rotated files than Keep")
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", st.Mode().Perm())
+	}
 }

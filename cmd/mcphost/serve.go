@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ type serveFlags struct {
 	jwtIssuer      string
 	jwksURL        string
 	jwtAudience    string
+	metrics        string
+	auditLog       string
+	auditArgs      bool
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -85,6 +89,9 @@ go to the client whose call is waiting on that backend.`,
 	fl.StringVar(&f.jwtIssuer, "jwt-issuer", "", "accept JWT access tokens of this issuer, verified against its keys (JWKS)")
 	fl.StringVar(&f.jwksURL, "jwks-url", "", "the issuer's JWKS (default: from its metadata)")
 	fl.StringVar(&f.jwtAudience, "jwt-audience", "", "the audience JWTs must name (default: --resource-url)")
+	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464)")
+	fl.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per call to FILE (rotated at 100 MiB, 5 kept)")
+	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
 	return cmd
 }
 
@@ -132,12 +139,30 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	relay := gateway.NewRelay()
 	sink, events := gateway.EventSink()
 	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0))
+	var metrics *gateway.Metrics
+	if f.metrics != "" {
+		metrics = gateway.NewMetrics()
+		opts = append(opts, host.WithAudit(metrics.ObserveStage))
+		mln, err := net.Listen("tcp", f.metrics)
+		if err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("serve: --metrics: %w", err)}
+		}
+		msrv := &http.Server{Handler: metricsMux(metrics), ReadHeaderTimeout: 10 * time.Second}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		fmt.Fprintf(a.stderr, "mcphost gateway: metrics at http://%s/metrics\n", mln.Addr())
+	}
+	var audit *gateway.AuditLog
+	if f.auditLog != "" {
+		audit = &gateway.AuditLog{Path: f.auditLog, Arguments: f.auditArgs}
+		defer audit.Close()
+	}
 	h, err := a.startHostWith(ctx, cfg, opts...)
 	if err != nil {
 		return err
 	}
 	defer a.closeHost(h)
-	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway")})
+	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit})
 	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -228,3 +253,9 @@ func rawWriter(w io.Writer) io.Writer {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+func metricsMux(m *gateway.Metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	return mux
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -106,7 +107,9 @@ func TestServeHTTPWithToken(t *testing.T) {
 	e := gatewayEnv(t)
 	const token = "gateway-token-0123456789"
 	e.environ = []string{"SRE_TOKEN=" + token}
-	s := e.serve(strings.NewReader(""), io.Discard, "--http", "127.0.0.1:0", "--auth-token-env", "SRE_TOKEN")
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	s := e.serve(strings.NewReader(""), io.Discard, "--http", "127.0.0.1:0", "--auth-token-env", "SRE_TOKEN",
+		"--metrics", "127.0.0.1:0", "--audit-log", auditFile)
 	defer s.stop(t)
 	base := "http://" + s.address(t)
 
@@ -143,6 +146,31 @@ func TestServeHTTPWithToken(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), token) {
 		t.Fatal("the token reached stderr")
+	}
+
+	// The call is counted and audited (without its arguments).
+	m := regexp.MustCompile(`metrics at (http://\S+/metrics)`).FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics address:\n%s", s.stderr.String())
+	}
+	mresp, err := http.Get(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	if !strings.Contains(string(body), `mcphost_gateway_calls_total{outcome="ok",server="local",tool="mcp__local__echo"} 1`) ||
+		!strings.Contains(string(body), `mcphost_backend_state{server="local",state="ready"} 1`) {
+		t.Fatalf("metrics:\n%s", body)
+	}
+	data, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(data, &rec); err != nil || rec["caller"] != "sre_token" || rec["tool"] != "mcp__local__echo" ||
+		rec["outcome"] != "ok" || rec["decision"] != "allow" || strings.Contains(string(data), "over http") {
+		t.Fatalf("audit log: %v %s", err, data)
 	}
 }
 
