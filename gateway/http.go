@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"sync"
+
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -8,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +38,11 @@ type HTTPOptions struct {
 	Stateless bool
 	// TrustedOrigins may send browser requests from another origin.
 	TrustedOrigins []string
+	// RateLimit is how many requests per second each caller may make
+	// (its token's identity, else its address); 0: no limit. Burst is
+	// how many at once (default: one second's worth).
+	RateLimit float64
+	Burst     int
 }
 
 // DefaultMaxBodyBytes is the default cap of a request body.
@@ -72,9 +81,10 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 			})
 		}
 	}
-	mux.Handle("/mcp", protect(streamable))
-	mux.Handle("/sse", protect(limitBody(sse, o.MaxBodyBytes)))
-	mux.Handle("/sse/", protect(limitBody(sse, o.MaxBodyBytes)))
+	limit := newRateLimiter(o.RateLimit, o.Burst)
+	mux.Handle("/mcp", protect(limit.wrap(streamable)))
+	mux.Handle("/sse", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
+	mux.Handle("/sse/", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
 	cop := http.NewCrossOriginProtection()
 	for _, origin := range o.TrustedOrigins {
 		if err := cop.AddTrustedOrigin(origin); err != nil {
@@ -195,4 +205,78 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, handler http.Handl
 		return fmt.Errorf("gateway: calls still running after %s were cut off", grace)
 	}
 	return nil
+}
+
+// rateLimiter gives each caller a token bucket.
+type rateLimiter struct {
+	rate  rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	callers map[string]*callerBucket
+}
+
+type callerBucket struct {
+	l    *rate.Limiter
+	seen time.Time
+}
+
+// maxTrackedCallers bounds the buckets kept (addresses of anonymous
+// callers are many); idle ones go first.
+const maxTrackedCallers = 10000
+
+func newRateLimiter(perSecond float64, burst int) *rateLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	if burst <= 0 {
+		burst = max(1, int(perSecond))
+	}
+	return &rateLimiter{rate: rate.Limit(perSecond), burst: burst, callers: map[string]*callerBucket{}}
+}
+
+func (rl *rateLimiter) wrap(h http.Handler) http.Handler {
+	if rl == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := "addr:" + remoteHost(r)
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+			key = "id:" + ti.UserID
+		}
+		if !rl.allow(key) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many requests for this caller", http.StatusTooManyRequests)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (rl *rateLimiter) allow(key string) bool {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	now := time.Now()
+	b := rl.callers[key]
+	if b == nil {
+		if len(rl.callers) >= maxTrackedCallers {
+			for k, v := range rl.callers {
+				if now.Sub(v.seen) > time.Minute {
+					delete(rl.callers, k)
+				}
+			}
+		}
+		b = &callerBucket{l: rate.NewLimiter(rl.rate, rl.burst)}
+		rl.callers[key] = b
+	}
+	b.seen = now
+	return b.l.AllowN(now, 1)
+}
+
+func remoteHost(r *http.Request) string {
+	h, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return h
 }

@@ -40,6 +40,8 @@ type serveFlags struct {
 	metrics        string
 	auditLog       string
 	auditArgs      bool
+	rateLimit      float64
+	rateBurst      int
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -92,6 +94,8 @@ go to the client whose call is waiting on that backend.`,
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464)")
 	fl.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per call to FILE (rotated at 100 MiB, 5 kept)")
 	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
+	fl.Float64Var(&f.rateLimit, "rate-limit", 0, "HTTP requests per second each caller may make (0: no limit); over it, 429")
+	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a caller may make at once (default: one second's worth)")
 	return cmd
 }
 
@@ -183,6 +187,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	handler, err := g.HTTPHandler(gateway.HTTPOptions{
 		Verifier: verifier, ResourceURL: f.resourceURL, AuthorizationServers: f.authServers,
 		Scopes: f.scopes, MaxBodyBytes: f.maxBody, Stateless: f.stateless, TrustedOrigins: f.origins,
+		RateLimit: f.rateLimit, Burst: f.rateBurst,
 	})
 	if err != nil {
 		return usageError("%v", err)
