@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,8 @@ func New(h *host.Host, opts Options) *Gateway {
 	if g.relay == nil {
 		g.relay = NewRelay()
 	}
+	fn := g.LogMessages
+	g.relay.logTo.Store(&fn)
 	name := opts.Name
 	if name == "" {
 		name = "mcphost"
@@ -305,4 +308,23 @@ func callerOf(req mcp.Request) abi.Caller {
 		}
 	}
 	return c
+}
+
+// LogMessages is a host.WithLogMessages callback that forwards the
+// backends' log messages to every client of the gateway (each at the level
+// it set), the logger named after the backend.
+func (g *Gateway) LogMessages(server string, p *mcp.LoggingMessageParams) {
+	msg := *p
+	if msg.Logger == "" {
+		msg.Logger = server
+	} else {
+		msg.Logger = server + "/" + msg.Logger
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for ss := range g.srv.Sessions() {
+			_ = ss.Log(ctx, &msg)
+		}
+	}()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +32,9 @@ import (
 // backend — exact when one client at a time uses a backend, a best guess
 // otherwise — and is declined when there is none.
 type Relay struct {
+	// logTo forwards backends' log messages (the gateway's LogMessages).
+	logTo atomic.Pointer[func(string, *mcp.LoggingMessageParams)]
+
 	mu      sync.Mutex
 	pending map[string]*pending   // by request state
 	byBack  map[string][]*pending // backend id → calls in flight, latest last
@@ -48,6 +52,11 @@ func (r *Relay) HostOptions() []host.Option {
 		host.WithElicitationHandler(r.elicit),
 		host.WithSamplingHandler(r.sample),
 		host.WithConfirmer(r.confirm),
+		host.WithLogMessages(func(server string, p *mcp.LoggingMessageParams) {
+			if fn := r.logTo.Load(); fn != nil {
+				(*fn)(server, p)
+			}
+		}),
 	}
 }
 

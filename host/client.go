@@ -38,6 +38,9 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			if req != nil && req.Params != nil {
 				s.log.Debug("server log", "level", req.Params.Level, "logger", req.Params.Logger, "data", req.Params.Data)
+				if fn := h.opts.logMessages; fn != nil {
+					fn(id, req.Params)
+				}
 			}
 		},
 	}

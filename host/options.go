@@ -46,6 +46,7 @@ type options struct {
 	maxAttempts  int
 	oauth        func(serverID string) auth.OAuthHandler
 	authOpts     authn.Options
+	logMessages  func(server string, p *mcp.LoggingMessageParams)
 }
 
 func defaultOptions() options {
@@ -98,6 +99,12 @@ func WithAuthUI(ui authn.UI, ask authn.AskMode) Option {
 		o.authOpts.UI = ui
 		o.authOpts.Ask = ask
 	}
+}
+
+// WithLogMessages receives the log messages servers send
+// (notifications/message), with the id of the server. fn must not block.
+func WithLogMessages(fn func(server string, p *mcp.LoggingMessageParams)) Option {
+	return func(o *options) { o.logMessages = fn }
 }
 
 // WithLogger sets the logger. Logs never go to stdout, which belongs to the

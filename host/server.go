@@ -188,6 +188,9 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 		s.dropSession(sess)
 		return nil, fmt.Errorf("server %q: %w", s.cfg.ID, err)
 	}
+	if s.h.opts.logMessages != nil {
+		s.askForLogs(ctx, sess)
+	}
 	s.mu.Lock()
 	s.lastConnected = time.Now()
 	s.connectTook = time.Since(start)
@@ -642,4 +645,16 @@ func withExit(t mcp.Transport, err error) error {
 		return fmt.Errorf("%w (%v)", exit, err)
 	}
 	return err
+}
+
+// askForLogs asks a server that logs to send its messages from level info
+// on (WithLogMessages). Logging is deprecated from protocol 2026-07-28 on,
+// where a server may refuse: nothing else depends on it.
+func (s *server) askForLogs(ctx context.Context, sess *mcp.ClientSession) {
+	if r := sess.InitializeResult(); r == nil || r.Capabilities == nil || r.Capabilities.Logging == nil {
+		return
+	}
+	if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		s.log.Debug("the server does not take a log level", "error", err)
+	}
 }
