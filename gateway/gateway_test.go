@@ -70,11 +70,17 @@ type fixture struct {
 
 func start(t *testing.T, stages []host.StageConfig, clientOpts *mcp.ClientOptions) *fixture {
 	t.Helper()
+	return startPinned(t, "", stages, clientOpts)
+}
+
+// startPinned is start with the backend's protocol version pinned.
+func startPinned(t *testing.T, version string, stages []host.StageConfig, clientOpts *mcp.ClientOptions) *fixture {
+	t.Helper()
 	testenv.CheckGoroutines(t)
 	f := &fixture{backend: backend()}
 	ctx := ctxFor(t)
 	cfg := &config.Config{Servers: []*config.Server{{ID: "b", Transport: config.TransportInProcess, Enabled: true,
-		StartupTimeout: bound, RequestTimeout: bound, Source: "test"}}}
+		StartupTimeout: bound, RequestTimeout: bound, Source: "test", ProtocolVersion: version}}}
 	relay := gateway.NewRelay()
 	sink, events := gateway.EventSink()
 	opts := append(relay.HostOptions(), host.WithInProcessServer("b", f.backend), host.WithEvents(sink), host.WithStages(stages...))
@@ -250,4 +256,31 @@ func (confirmAll) StageName() string { return "test:confirm" }
 
 func (confirmAll) Policy(context.Context, *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	return &abi.PolicyDecision{Decision: abi.Confirm, Reason: "every call is confirmed"}, nil
+}
+
+// A backend's log message reaches the gateway's clients, its logger named
+// after the backend (protocols before 2026-07-28, which deprecates logging).
+func TestLogMessagesReachClients(t *testing.T) {
+	got := make(chan *mcp.LoggingMessageParams, 1)
+	f := startPinned(t, "2025-06-18", nil, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		select {
+		case got <- req.Params:
+		default:
+		}
+	}})
+	ctx := ctxFor(t)
+	if err := f.client.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	for ss := range f.backend.Sessions() {
+		ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "db", Data: "disk almost full"})
+	}
+	select {
+	case p := <-got:
+		if p.Logger != "b/db" || p.Data != "disk almost full" {
+			t.Fatalf("log message %+v", p)
+		}
+	case <-ctx.Done():
+		t.Fatal("no log message reached the client")
+	}
 }
