@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,6 +33,7 @@ type Gateway struct {
 	logger  hclog.Logger
 	metrics *Metrics
 	audit   *AuditLog
+	trace   trace.Tracer // nil: no traces
 
 	mu        sync.Mutex
 	tools     map[string]bool // public names registered on srv
@@ -53,12 +56,15 @@ type Options struct {
 	Metrics *Metrics
 	// Audit, if set, gets one record per call.
 	Audit *AuditLog
+	// Tracer, if set, gets a span per call (see NewOTLPTracer; give the
+	// host WithStageObserver(g.StageSpans) for spans per stage).
+	Tracer trace.Tracer
 }
 
 // New returns a gateway for h. Call Sync after h.Start, and again on the
 // host's tools/resources/prompts events (Watch does both).
 func New(h *host.Host, opts Options) *Gateway {
-	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger, metrics: opts.Metrics, audit: opts.Audit,
+	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger, metrics: opts.Metrics, audit: opts.Audit, trace: opts.Tracer,
 		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}}
 	if g.logger == nil {
 		g.logger = hclog.NewNullLogger()
@@ -68,6 +74,8 @@ func New(h *host.Host, opts Options) *Gateway {
 	}
 	fn := g.LogMessages
 	g.relay.logTo.Store(&fn)
+	stages := g.StageSpans
+	g.relay.stageTo.Store(&stages)
 	name := opts.Name
 	if name == "" {
 		name = "mcphost"

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
@@ -76,6 +79,11 @@ func start(t *testing.T, stages []host.StageConfig, clientOpts *mcp.ClientOption
 // startPinned is start with the backend's protocol version pinned.
 func startPinned(t *testing.T, version string, stages []host.StageConfig, clientOpts *mcp.ClientOptions) *fixture {
 	t.Helper()
+	return startWith(t, version, stages, clientOpts, gateway.Options{})
+}
+
+func startWith(t *testing.T, version string, stages []host.StageConfig, clientOpts *mcp.ClientOptions, gwOpts gateway.Options) *fixture {
+	t.Helper()
 	testenv.CheckGoroutines(t)
 	f := &fixture{backend: backend()}
 	ctx := ctxFor(t)
@@ -92,7 +100,8 @@ func startPinned(t *testing.T, version string, stages []host.StageConfig, client
 		t.Fatal(err)
 	}
 	f.h = h
-	f.g = gateway.New(h, gateway.Options{Relay: relay})
+	gwOpts.Relay = relay
+	f.g = gateway.New(h, gwOpts)
 	wctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.g.Watch(wctx, events); close(done) }()
@@ -282,5 +291,37 @@ func TestLogMessagesReachClients(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no log message reached the client")
+	}
+}
+
+type allowAll struct{}
+
+func (allowAll) StageName() string { return "test:allow" }
+
+func (allowAll) Policy(context.Context, *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	return &abi.PolicyDecision{Decision: abi.Allow}, nil
+}
+
+// A call through the gateway is one span, with a child span per pipeline
+// stage.
+func TestTraces(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	f := startWith(t, "", []host.StageConfig{{Stage: allowAll{}}}, nil, gateway.Options{Tracer: tp.Tracer("test")})
+	if _, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "traced"}}); err != nil {
+		t.Fatal(err)
+	}
+	var call, stage tracetest.SpanStub
+	for _, s := range exp.GetSpans() {
+		switch s.Name {
+		case "tools/call mcp__b__echo":
+			call = s
+		case "stage test:allow policy":
+			stage = s
+		}
+	}
+	if call.Name == "" || stage.Name == "" || stage.Parent.SpanID() != call.SpanContext.SpanID() {
+		t.Fatalf("spans: %+v", exp.GetSpans())
 	}
 }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
@@ -53,8 +57,16 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 		server := g.serverOf(name)
 		p := g.relay.start(ctx, server, caller.ID, req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
 			start := time.Now()
+			ctx, span := g.tracer().Start(ctx, "tools/call "+name, trace.WithSpanKind(trace.SpanKindServer),
+				trace.WithAttributes(attribute.String("mcphost.server", server), attribute.String("mcphost.tool", name),
+					attribute.String("mcphost.caller", caller.ID), attribute.String("mcphost.session", caller.Session)))
+			defer span.End()
 			res, err := g.h.CallTool(ctx, name, args, opts...)
 			outcome := outcomeOf(res, err)
+			span.SetAttributes(attribute.String("mcphost.outcome", outcome))
+			if err != nil {
+				span.SetStatus(codes.Error, outcome)
+			}
 			g.metrics.observeCall(server, name, outcome, time.Since(start))
 			if aerr := g.audit.Write(record(caller, server, name, args, start, outcome, err)); aerr != nil {
 				g.logger.Warn("audit log", "error", aerr)

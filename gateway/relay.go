@@ -34,6 +34,8 @@ import (
 type Relay struct {
 	// logTo forwards backends' log messages (the gateway's LogMessages).
 	logTo atomic.Pointer[func(string, *mcp.LoggingMessageParams)]
+	// stageTo traces the pipeline's stages (the gateway's StageSpans).
+	stageTo atomic.Pointer[func(context.Context, host.AuditEvent)]
 
 	mu      sync.Mutex
 	pending map[string]*pending   // by request state
@@ -55,6 +57,11 @@ func (r *Relay) HostOptions() []host.Option {
 		host.WithLogMessages(func(server string, p *mcp.LoggingMessageParams) {
 			if fn := r.logTo.Load(); fn != nil {
 				(*fn)(server, p)
+			}
+		}),
+		host.WithStageObserver(func(ctx context.Context, e host.AuditEvent) {
+			if fn := r.stageTo.Load(); fn != nil {
+				(*fn)(ctx, e)
 			}
 		}),
 	}

@@ -157,7 +157,7 @@ func (h *Host) authFor(serverID, url string) transports.AuthFunc {
 				ev.Err = err.Error()
 				if is.onError(abi.HookAuth) == OnErrorAllow {
 					ev.Outcome = "error-ignored"
-					h.audit(ev)
+					h.auditCtx(ctx, ev)
 					return http.Header{}, 0, nil
 				}
 				ev.Outcome = "failed"

@@ -30,23 +30,24 @@ type inProcessServer struct {
 }
 
 type options struct {
-	logger       hclog.Logger
-	clientName   string
-	elicit       ElicitationHandler
-	sample       SamplingHandler
-	roots        []*mcp.Root
-	inProcess    []inProcessServer
-	httpClient   *http.Client
-	probeTimeout time.Duration
-	onChange     func(Event)
-	stages       []StageConfig
-	confirmer    Confirmer
-	audit        func(AuditEvent)
-	results      *builtin.ResultStore
-	maxAttempts  int
-	oauth        func(serverID string) auth.OAuthHandler
-	authOpts     authn.Options
-	logMessages  func(server string, p *mcp.LoggingMessageParams)
+	logger        hclog.Logger
+	clientName    string
+	elicit        ElicitationHandler
+	sample        SamplingHandler
+	roots         []*mcp.Root
+	inProcess     []inProcessServer
+	httpClient    *http.Client
+	probeTimeout  time.Duration
+	onChange      func(Event)
+	stages        []StageConfig
+	confirmer     Confirmer
+	audit         func(AuditEvent)
+	results       *builtin.ResultStore
+	maxAttempts   int
+	oauth         func(serverID string) auth.OAuthHandler
+	authOpts      authn.Options
+	logMessages   func(server string, p *mcp.LoggingMessageParams)
+	stageObserver func(ctx context.Context, e AuditEvent)
 }
 
 func defaultOptions() options {
@@ -99,6 +100,13 @@ func WithAuthUI(ui authn.UI, ask authn.AskMode) Option {
 		o.authOpts.UI = ui
 		o.authOpts.Ask = ask
 	}
+}
+
+// WithStageObserver receives every stage decision like WithAudit, with the
+// context of the call it belongs to (context.Background for decisions
+// about listings): for traces, one span per stage in the call's trace.
+func WithStageObserver(fn func(ctx context.Context, e AuditEvent)) Option {
+	return func(o *options) { o.stageObserver = fn }
 }
 
 // WithLogMessages receives the log messages servers send

@@ -154,7 +154,14 @@ func (is *installedStage) onError(h abi.Hook) string {
 
 // audit records one stage decision: a structured log line and the
 // library's audit callback.
-func (h *Host) audit(e AuditEvent) {
+func (h *Host) audit(e AuditEvent) { h.auditCtx(context.Background(), e) }
+
+// auditCtx is audit for a stage that ran for a call: ctx is the call's
+// (WithStageObserver sees it, to put the stage in the call's trace).
+func (h *Host) auditCtx(ctx context.Context, e AuditEvent) {
+	if h.opts.stageObserver != nil {
+		h.opts.stageObserver(ctx, e)
+	}
 	args := []any{"stage", e.Stage, "hook", e.Hook, "server", e.Server, "outcome", e.Outcome, "duration", e.Duration}
 	if e.Tool != "" {
 		args = append(args, "tool", e.Tool)
@@ -240,22 +247,22 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 			ev.Err = err.Error()
 			if is.shadow() || is.onError(abi.HookPolicy) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
-				h.audit(ev)
+				h.auditCtx(ctx, ev)
 				continue
 			}
 			ev.Outcome = string(abi.Deny)
 			ev.Reason = "the policy stage failed (on_error: deny)"
-			h.audit(ev)
+			h.auditCtx(ctx, ev)
 			return nil, nil, false, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: "the policy failed: " + err.Error()}
 		}
 		ev.Outcome, ev.Reason = string(dec.Decision), dec.Reason
 		if is.shadow() {
 			ev.Outcome = "would-" + string(dec.Decision)
-			h.audit(ev)
+			h.auditCtx(ctx, ev)
 			continue
 		}
 		if dec.Decision == abi.Deny {
-			h.audit(ev)
+			h.auditCtx(ctx, ev)
 			return nil, nil, false, &DeniedError{Stage: is.name, Server: tool.Server, Tool: tool.Tool, Reason: dec.Reason}
 		}
 		// Only a stage that answers with arguments costs a comparison.
@@ -267,7 +274,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 			confirms = append(confirms, pendingConfirm{stage: is.name, reason: dec.Reason, ev: ev})
 			continue // audited once asked
 		}
-		h.audit(ev)
+		h.auditCtx(ctx, ev)
 	}
 	return args, confirms, rewrote, nil
 }
@@ -281,11 +288,11 @@ func (h *Host) askConfirm(ctx context.Context, tool Tool, args map[string]any, c
 		if why != "" {
 			ev.Reason = why
 		}
-		h.audit(ev)
+		h.auditCtx(ctx, ev)
 		return &DeniedError{Stage: c.stage, Server: tool.Server, Tool: tool.Tool, Reason: joinReason(c.reason, why)}
 	}
 	ev.Outcome = strings.Replace(ev.Outcome, string(abi.Confirm), "confirmed", 1)
-	h.audit(ev)
+	h.auditCtx(ctx, ev)
 	return nil
 }
 
@@ -360,20 +367,20 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			ev.Err = err.Error()
 			if is.shadow() || is.onError(abi.HookTransformResult) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
-				h.audit(ev)
+				h.auditCtx(ctx, ev)
 				continue
 			}
 			ev.Outcome = "withheld"
-			h.audit(ev)
+			h.auditCtx(ctx, ev)
 			return nil, fmt.Errorf("server %q: tool %q: result withheld: transform %s failed (on_error: deny): %w", tool.Server, tool.Tool, is.name, err)
 		}
 		ev.Outcome = "transformed"
 		if is.shadow() {
 			ev.Outcome = "would-transform"
-			h.audit(ev)
+			h.auditCtx(ctx, ev)
 			continue
 		}
-		h.audit(ev)
+		h.auditCtx(ctx, ev)
 		raw, last = outRaw, is.name
 	}
 	if last == "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -42,6 +44,7 @@ type serveFlags struct {
 	auditArgs      bool
 	rateLimit      float64
 	rateBurst      int
+	otlp           string
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -96,6 +99,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
 	fl.Float64Var(&f.rateLimit, "rate-limit", 0, "HTTP requests per second each caller may make (0: no limit); over it, 429")
 	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a caller may make at once (default: one second's worth)")
+	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
 
@@ -156,6 +160,19 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		defer msrv.Close()
 		fmt.Fprintf(a.stderr, "mcphost gateway: metrics at http://%s/metrics\n", mln.Addr())
 	}
+	var tracer trace.Tracer
+	if f.otlp != "" {
+		t, shutdown, err := gateway.NewOTLPTracer(ctx, f.otlp)
+		if err != nil {
+			return usageError("--otlp-endpoint: %v", err)
+		}
+		tracer = t
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			shutdown(sctx)
+		}()
+	}
 	var audit *gateway.AuditLog
 	if f.auditLog != "" {
 		audit = &gateway.AuditLog{Path: f.auditLog, Arguments: f.auditArgs}
@@ -166,7 +183,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	defer a.closeHost(h)
-	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit})
+	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer})
 	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
