@@ -80,6 +80,22 @@ func (d *decoder) caller(p **abi.Caller) error {
 			return d.str(&c.ID)
 		case "session":
 			return d.str(&c.Session)
+		case "client_id":
+			return d.str(&c.ClientID)
+		case "scopes":
+			if d.null() {
+				c.Scopes = nil
+				return nil
+			}
+			c.Scopes = []string{}
+			return d.array(func() error {
+				var sc string
+				if err := d.str(&sc); err != nil {
+					return err
+				}
+				c.Scopes = append(c.Scopes, sc)
+				return nil
+			})
 		}
 		return d.skip()
 	})
