@@ -325,3 +325,12 @@ func TestTraces(t *testing.T) {
 		t.Fatalf("spans: %+v", exp.GetSpans())
 	}
 }
+
+// A request state the gateway did not hand out is an invalid request.
+func TestForgedRequestStateIsRefused(t *testing.T) {
+	f := start(t, nil, nil)
+	_, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "x"}, RequestState: "forged"})
+	if err == nil || !strings.Contains(err.Error(), "invalid requestState") {
+		t.Fatalf("a forged state: %v", err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -40,7 +42,10 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			// The client answers what the call asked it.
 			p := g.relay.resume(state, caller.ID)
 			if p == nil {
-				return toolError(errors.New("unknown or expired request state: call the tool again")), nil
+				// A request state mcphost did not hand out to this caller
+				// (tampered, replayed, expired, another caller's): the
+				// request is invalid, not the tool.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: unknown, expired or not this caller's; call the tool again"}
 			}
 			p.answer(req.Params.InputResponses)
 			return g.result(g.relay.next(ctx, p))

@@ -69,7 +69,7 @@ func (r *Relay) HostOptions() []host.Option {
 
 // resumeWait bounds how long a call waits for its client to answer input
 // requests.
-const resumeWait = 10 * time.Minute
+const resumeWait = 2 * time.Minute
 
 // pending is one client call in flight.
 type pending struct {
@@ -170,6 +170,13 @@ func (r *Relay) next(ctx context.Context, p *pending) (*mcp.CallToolResult, erro
 				more = false
 			}
 		}
+		// Each round gets a state of its own: an answer to an earlier
+		// round (a replay) is refused.
+		r.mu.Lock()
+		delete(r.pending, p.state)
+		p.state = newID()
+		r.pending[p.state] = p
+		r.mu.Unlock()
 		return &mcp.CallToolResult{InputRequests: reqs, RequestState: p.state}, nil
 	case <-ctx.Done():
 		// The client gave up on the call (cancelled it, or went away).
