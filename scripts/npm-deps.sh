@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm packages the tests use (third-party MCP servers, the
-# official conformance suite and a Node 22 for it) into testdata/npm/node_modules,
+# official conformance suite and a Node 22 for it, the MCP Inspector CLI
+# and the gateways scripts/bench-gateway.sh compares against) into testdata/npm/node_modules,
 # a project-local, git-ignored folder. Safe to run again: it reinstalls only
 # when package-lock.json changed. Prints the absolute path of the .bin folder.
 set -euo pipefail
@@ -18,7 +19,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
   echo "$want" > "$stamp"
 fi
-for bin in node conformance mcp-server-everything mcp-server-filesystem mcp-server-memory; do
+for bin in node conformance mcp-server-everything mcp-server-filesystem mcp-server-memory \
+  mcp-inspector supergateway mcp-proxy; do
   if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
     echo "npm-deps: $bin is missing from testdata/npm/node_modules/.bin after install" >&2
     exit 1

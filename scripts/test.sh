@@ -54,6 +54,9 @@ go vet ./...
 step "conformance (official MCP client scenarios)"
 scripts/conformance.sh
 
+step "conformance (official MCP server scenarios, mcphost serve against its backend directly)"
+scripts/conformance-server.sh
+
 # A fixed number of inputs per target (not a duration): a duration-bounded
 # run can end with a spurious "context deadline exceeded" from Go's fuzz
 # coordinator (golang/go#75804). FUZZ_SCALE multiplies the counts.
