@@ -40,6 +40,9 @@ type Gateway struct {
 	resources map[string]bool // URIs
 	templates map[string]bool // URI templates
 	prompts   map[string]string
+	// subscribers counts the clients' subscriptions per URI: the backend
+	// is subscribed once.
+	subscribers map[string]int
 }
 
 // Options configure a Gateway.
@@ -65,7 +68,7 @@ type Options struct {
 // host's tools/resources/prompts events (Watch does both).
 func New(h *host.Host, opts Options) *Gateway {
 	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger, metrics: opts.Metrics, audit: opts.Audit, trace: opts.Tracer,
-		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}}
+		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}, subscribers: map[string]int{}}
 	if g.logger == nil {
 		g.logger = hclog.NewNullLogger()
 	}
@@ -76,6 +79,8 @@ func New(h *host.Host, opts Options) *Gateway {
 	g.relay.logTo.Store(&fn)
 	stages := g.StageSpans
 	g.relay.stageTo.Store(&stages)
+	updates := g.resourceUpdated
+	g.relay.updatesTo.Store(&updates)
 	name := opts.Name
 	if name == "" {
 		name = "mcphost"
@@ -83,13 +88,15 @@ func New(h *host.Host, opts Options) *Gateway {
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: version()}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
 			Logging:     &mcp.LoggingCapabilities{},
 		},
-		CompletionHandler: g.complete,
-		Instructions:      "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
+		CompletionHandler:  g.complete,
+		SubscribeHandler:   g.subscribe,
+		UnsubscribeHandler: g.unsubscribe,
+		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 	})
 	return g
 }
@@ -334,5 +341,62 @@ func (g *Gateway) LogMessages(server string, p *mcp.LoggingMessageParams) {
 		for ss := range g.srv.Sessions() {
 			_ = ss.Log(ctx, &msg)
 		}
+	}()
+}
+
+// subscribe subscribes the gateway to the resource at its backend, once
+// for all clients; go-sdk keeps which client subscribed to what and sends
+// each update to those clients.
+func (g *Gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	server := g.resourceOwner(uri)
+	if server == "" {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	g.mu.Lock()
+	n := g.subscribers[uri]
+	g.subscribers[uri] = n + 1
+	g.mu.Unlock()
+	if n > 0 {
+		return nil
+	}
+	if err := g.h.Subscribe(ctx, server, uri); err != nil {
+		g.mu.Lock()
+		g.subscribers[uri]--
+		if g.subscribers[uri] <= 0 {
+			delete(g.subscribers, uri)
+		}
+		g.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (g *Gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	uri := req.Params.URI
+	g.mu.Lock()
+	n := g.subscribers[uri]
+	if n <= 1 {
+		delete(g.subscribers, uri)
+	} else {
+		g.subscribers[uri] = n - 1
+	}
+	g.mu.Unlock()
+	if n != 1 {
+		return nil
+	}
+	if server := g.resourceOwner(uri); server != "" {
+		return g.h.Unsubscribe(ctx, server, uri)
+	}
+	return nil
+}
+
+// resourceUpdated passes a backend's notification to the subscribed
+// clients.
+func (g *Gateway) resourceUpdated(_ string, uri string) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = g.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}()
 }

@@ -30,8 +30,28 @@ func ctxFor(t *testing.T) context.Context {
 
 // backend is a test server with a tool that reports progress, one that
 // asks the user (elicitation), a resource and a prompt.
+// backendSubscribed hears of the backend's subscriptions (one test uses it).
+var backendSubscribed = make(chan string, 1)
+
 func backend() *mcp.Server {
-	s := hosttest.NewEchoServer()
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, &mcp.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			select {
+			case backendSubscribed <- req.Params.URI:
+			default:
+			}
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Returns its text argument."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in hosttest.EchoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds a and b."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in hosttest.AddIn) (*mcp.CallToolResult, hosttest.AddOut, error) {
+			return nil, hosttest.AddOut{Sum: in.A + in.B}, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Reports progress."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			if tok := req.Params.GetProgressToken(); tok != nil {
@@ -332,5 +352,39 @@ func TestForgedRequestStateIsRefused(t *testing.T) {
 	_, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "x"}, RequestState: "forged"})
 	if err == nil || !strings.Contains(err.Error(), "invalid requestState") {
 		t.Fatalf("a forged state: %v", err)
+	}
+}
+
+// A client's subscription reaches the backend, and the backend's updates
+// reach the client. The backend is on 2025-11-25: go-sdk's client turns a
+// subscription on 2026-07-28 into a subscriptions/listen stream, which
+// this path does not carry yet.
+func TestResourceSubscriptions(t *testing.T) {
+	updated := make(chan string, 4)
+	f := startPinned(t, "2025-11-25", nil, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- req.Params.URI
+	}})
+	ctx := ctxFor(t)
+	if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-backendSubscribed:
+	case <-ctx.Done():
+		t.Fatal("the subscription did not reach the backend")
+	}
+	if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-updated:
+		if uri != "test://readme" {
+			t.Fatalf("update of %q", uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no update reached the client")
+	}
+	if err := f.client.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://readme"}); err != nil {
+		t.Fatal(err)
 	}
 }

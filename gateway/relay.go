@@ -36,6 +36,8 @@ type Relay struct {
 	logTo atomic.Pointer[func(string, *mcp.LoggingMessageParams)]
 	// stageTo traces the pipeline's stages (the gateway's StageSpans).
 	stageTo atomic.Pointer[func(context.Context, host.AuditEvent)]
+	// updatesTo passes resource updates on (the gateway's resourceUpdated).
+	updatesTo atomic.Pointer[func(string, string)]
 
 	mu      sync.Mutex
 	pending map[string]*pending   // by request state
@@ -57,6 +59,11 @@ func (r *Relay) HostOptions() []host.Option {
 		host.WithLogMessages(func(server string, p *mcp.LoggingMessageParams) {
 			if fn := r.logTo.Load(); fn != nil {
 				(*fn)(server, p)
+			}
+		}),
+		host.WithResourceUpdates(func(server, uri string) {
+			if fn := r.updatesTo.Load(); fn != nil {
+				(*fn)(server, uri)
 			}
 		}),
 		host.WithStageObserver(func(ctx context.Context, e host.AuditEvent) {

@@ -35,6 +35,11 @@ func (h *Host) newClient(s *server) *mcp.Client {
 				h.dispatchProgress(id, req.Params)
 			}
 		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if fn := h.opts.resourceUpdates; fn != nil && req != nil && req.Params != nil {
+				fn(id, req.Params.URI)
+			}
+		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			if req != nil && req.Params != nil {
 				s.log.Debug("server log", "level", req.Params.Level, "logger", req.Params.Logger, "data", req.Params.Data)

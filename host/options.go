@@ -30,24 +30,25 @@ type inProcessServer struct {
 }
 
 type options struct {
-	logger        hclog.Logger
-	clientName    string
-	elicit        ElicitationHandler
-	sample        SamplingHandler
-	roots         []*mcp.Root
-	inProcess     []inProcessServer
-	httpClient    *http.Client
-	probeTimeout  time.Duration
-	onChange      func(Event)
-	stages        []StageConfig
-	confirmer     Confirmer
-	audit         func(AuditEvent)
-	results       *builtin.ResultStore
-	maxAttempts   int
-	oauth         func(serverID string) auth.OAuthHandler
-	authOpts      authn.Options
-	logMessages   func(server string, p *mcp.LoggingMessageParams)
-	stageObserver func(ctx context.Context, e AuditEvent)
+	logger          hclog.Logger
+	clientName      string
+	elicit          ElicitationHandler
+	sample          SamplingHandler
+	roots           []*mcp.Root
+	inProcess       []inProcessServer
+	httpClient      *http.Client
+	probeTimeout    time.Duration
+	onChange        func(Event)
+	stages          []StageConfig
+	confirmer       Confirmer
+	audit           func(AuditEvent)
+	results         *builtin.ResultStore
+	maxAttempts     int
+	oauth           func(serverID string) auth.OAuthHandler
+	authOpts        authn.Options
+	logMessages     func(server string, p *mcp.LoggingMessageParams)
+	stageObserver   func(ctx context.Context, e AuditEvent)
+	resourceUpdates func(server, uri string)
 }
 
 func defaultOptions() options {
@@ -107,6 +108,12 @@ func WithAuthUI(ui authn.UI, ask authn.AskMode) Option {
 // about listings): for traces, one span per stage in the call's trace.
 func WithStageObserver(fn func(ctx context.Context, e AuditEvent)) Option {
 	return func(o *options) { o.stageObserver = fn }
+}
+
+// WithResourceUpdates receives the notifications of resources subscribed to
+// with Subscribe (notifications/resources/updated). fn must not block.
+func WithResourceUpdates(fn func(server, uri string)) Option {
+	return func(o *options) { o.resourceUpdates = fn }
 }
 
 // WithLogMessages receives the log messages servers send

@@ -38,6 +38,10 @@ type server struct {
 	life     context.Context
 	stopLife context.CancelFunc
 
+	// subscriptions are the resource URIs subscribed to (Subscribe),
+	// made again at every connect (under mu).
+	subscriptions map[string]bool
+
 	// creds are the server's credentials (credentials), made on first use
 	// and again after a Login.
 	credsMu   sync.Mutex
@@ -191,6 +195,7 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	if s.h.opts.logMessages != nil {
 		s.askForLogs(ctx, sess)
 	}
+	s.resubscribe(ctx, sess)
 	s.mu.Lock()
 	s.lastConnected = time.Now()
 	s.connectTook = time.Since(start)
