@@ -360,7 +360,7 @@ func TestForgedRequestStateIsRefused(t *testing.T) {
 // subscription on 2026-07-28 into a subscriptions/listen stream, which
 // this path does not carry yet.
 func TestResourceSubscriptions(t *testing.T) {
-	updated := make(chan string, 4)
+	updated := make(chan string, 64)
 	f := startPinned(t, "2025-11-25", nil, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 		updated <- req.Params.URI
 	}})
@@ -373,16 +373,24 @@ func TestResourceSubscriptions(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the subscription did not reach the backend")
 	}
-	if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case uri := <-updated:
-		if uri != "test://readme" {
-			t.Fatalf("update of %q", uri)
+	// The gateway records the client's subscription once its handler
+	// returned: updates sent before that reach nobody, so the backend
+	// sends until one arrives.
+	for {
+		if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
+			t.Fatal(err)
 		}
-	case <-ctx.Done():
-		t.Fatal("no update reached the client")
+		select {
+		case uri := <-updated:
+			if uri != "test://readme" {
+				t.Fatalf("update of %q", uri)
+			}
+		case <-time.After(50 * time.Millisecond):
+			continue
+		case <-ctx.Done():
+			t.Fatal("no update reached the client")
+		}
+		break
 	}
 	if err := f.client.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://readme"}); err != nil {
 		t.Fatal(err)
