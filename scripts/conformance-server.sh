@@ -51,12 +51,9 @@
 # GATEWAY_KNOWN_GAPS lists scenarios the gateway does not pass yet, each for a
 # reason recorded below; they are reported, and do not fail the run. Set it
 # empty to fail on them. Default (active, 2025-11-25):
-#   resources-subscribe, resources-unsubscribe   the gateway does not relay
-#                                                 resource subscriptions yet
-#   elicitation-sep1330-enums                    go-sdk's client (mcphost's
-#                                                 link to the backend) refuses
-#                                                 the scenario's titled-enum
-#                                                 schema before mcphost sees it
+#   elicitation-sep1330-enums   go-sdk's client (mcphost's link to the
+#                               backend) refuses the scenario's titled-enum
+#                               schema before mcphost sees it
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -77,7 +74,7 @@ per_timeout=${CONFORMANCE_TIMEOUT:-120}
 force_stateless=${CONFORMANCE_STATELESS:-}
 gw_log_level=${CONFORMANCE_GATEWAY_LOG_LEVEL:-debug}
 case $suite in
-  active|2025-11-25) default_pin=2025-11-25; default_gaps="resources-subscribe resources-unsubscribe elicitation-sep1330-enums" ;;
+  active|2025-11-25) default_pin=2025-11-25; default_gaps="elicitation-sep1330-enums" ;;
   *) default_pin=; default_gaps= ;;
 esac
 backend_protocol=${CONFORMANCE_BACKEND_PROTOCOL-$default_pin}
