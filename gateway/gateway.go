@@ -42,7 +42,7 @@ type Gateway struct {
 	prompts   map[string]string
 	// subscribers counts the clients' subscriptions per URI: the backend
 	// is subscribed once.
-	subscribers map[string]int
+	subscribers map[string]map[string]bool // URI → subscribed sessions
 }
 
 // Options configure a Gateway.
@@ -59,6 +59,9 @@ type Options struct {
 	Metrics *Metrics
 	// Audit, if set, gets one record per call.
 	Audit *AuditLog
+	// ForwardLogs sends backends' log messages to every client. Off by
+	// default: a log line of one caller's call could reach another.
+	ForwardLogs bool
 	// Tracer, if set, gets a span per call (see NewOTLPTracer; give the
 	// host WithStageObserver(g.StageSpans) for spans per stage).
 	Tracer trace.Tracer
@@ -68,15 +71,17 @@ type Options struct {
 // host's tools/resources/prompts events (Watch does both).
 func New(h *host.Host, opts Options) *Gateway {
 	g := &Gateway{h: h, relay: opts.Relay, logger: opts.Logger, metrics: opts.Metrics, audit: opts.Audit, trace: opts.Tracer,
-		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}, subscribers: map[string]int{}}
+		tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}, prompts: map[string]string{}, subscribers: map[string]map[string]bool{}}
 	if g.logger == nil {
 		g.logger = hclog.NewNullLogger()
 	}
 	if g.relay == nil {
 		g.relay = NewRelay()
 	}
-	fn := g.LogMessages
-	g.relay.logTo.Store(&fn)
+	if opts.ForwardLogs {
+		fn := g.LogMessages
+		g.relay.logTo.Store(&fn)
+	}
 	stages := g.StageSpans
 	g.relay.stageTo.Store(&stages)
 	updates := g.resourceUpdated
@@ -325,6 +330,9 @@ func callerOf(req mcp.Request) abi.Caller {
 	return c
 }
 
+// logSlots bounds the log messages being forwarded at once.
+var logSlots = make(chan struct{}, 16)
+
 // LogMessages is a host.WithLogMessages callback that forwards the
 // backends' log messages to every client of the gateway (each at the level
 // it set), the logger named after the backend.
@@ -335,7 +343,13 @@ func (g *Gateway) LogMessages(server string, p *mcp.LoggingMessageParams) {
 	} else {
 		msg.Logger = server + "/" + msg.Logger
 	}
+	select {
+	case logSlots <- struct{}{}:
+	default:
+		return // a flood: dropped rather than queued without bound
+	}
 	go func() {
+		defer func() { <-logSlots }()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		for ss := range g.srv.Sessions() {
@@ -353,17 +367,23 @@ func (g *Gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	if server == "" {
 		return mcp.ResourceNotFoundError(uri)
 	}
+	sid := sessionID(req.Session)
 	g.mu.Lock()
-	n := g.subscribers[uri]
-	g.subscribers[uri] = n + 1
+	subs := g.subscribers[uri]
+	first := len(subs) == 0
+	if subs == nil {
+		subs = map[string]bool{}
+		g.subscribers[uri] = subs
+	}
+	subs[sid] = true
 	g.mu.Unlock()
-	if n > 0 {
+	if !first {
 		return nil
 	}
 	if err := g.h.Subscribe(ctx, server, uri); err != nil {
 		g.mu.Lock()
-		g.subscribers[uri]--
-		if g.subscribers[uri] <= 0 {
+		delete(g.subscribers[uri], sid)
+		if len(g.subscribers[uri]) == 0 {
 			delete(g.subscribers, uri)
 		}
 		g.mu.Unlock()
@@ -372,23 +392,37 @@ func (g *Gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	return nil
 }
 
+// unsubscribe ends a client's subscription; the backend's ends with the
+// last one. A client cannot end another's.
 func (g *Gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	uri := req.Params.URI
+	sid := sessionID(req.Session)
 	g.mu.Lock()
-	n := g.subscribers[uri]
-	if n <= 1 {
+	subs := g.subscribers[uri]
+	if !subs[sid] {
+		g.mu.Unlock()
+		return nil
+	}
+	delete(subs, sid)
+	last := len(subs) == 0
+	if last {
 		delete(g.subscribers, uri)
-	} else {
-		g.subscribers[uri] = n - 1
 	}
 	g.mu.Unlock()
-	if n != 1 {
+	if !last {
 		return nil
 	}
 	if server := g.resourceOwner(uri); server != "" {
 		return g.h.Unsubscribe(ctx, server, uri)
 	}
 	return nil
+}
+
+func sessionID(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	return ss.ID()
 }
 
 // resourceUpdated passes a backend's notification to the subscribed

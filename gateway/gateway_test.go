@@ -291,12 +291,12 @@ func (confirmAll) Policy(context.Context, *abi.PolicyRequest) (*abi.PolicyDecisi
 // after the backend (protocols before 2026-07-28, which deprecates logging).
 func TestLogMessagesReachClients(t *testing.T) {
 	got := make(chan *mcp.LoggingMessageParams, 1)
-	f := startPinned(t, "2025-06-18", nil, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+	f := startWith(t, "2025-06-18", nil, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 		select {
 		case got <- req.Params:
 		default:
 		}
-	}})
+	}}, gateway.Options{ForwardLogs: true})
 	ctx := ctxFor(t)
 	if err := f.client.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)

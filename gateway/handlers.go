@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcphost/mcphost/pdk/abi"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -40,7 +42,7 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 		caller := callerOf(req)
 		if state := req.Params.RequestState; state != "" {
 			// The client answers what the call asked it.
-			p := g.relay.resume(state, caller.ID)
+			p := g.relay.resume(state, resumeKey(caller))
 			if p == nil {
 				// A request state mcphost did not hand out to this caller
 				// (tampered, replayed, expired, another caller's): the
@@ -60,7 +62,7 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			}))
 		}
 		server := g.serverOf(name)
-		p := g.relay.start(ctx, server, caller.ID, req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		p := g.relay.start(ctx, server, resumeKey(caller), req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			ctx, span := g.tracer().Start(ctx, "tools/call "+name, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(attribute.String("mcphost.server", server), attribute.String("mcphost.tool", name),
@@ -175,3 +177,8 @@ func (g *Gateway) resourceOwner(uri string) string {
 	}
 	return ""
 }
+
+// resumeKey is who may answer a call's input requests: the same identity,
+// and the same session where there is one (stateless HTTP has none, and
+// anonymous callers share the empty identity).
+func resumeKey(c abi.Caller) string { return c.ID + "\x00" + c.Session }

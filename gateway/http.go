@@ -142,6 +142,9 @@ func prmHandler(o HTTPOptions) http.Handler {
 	})
 }
 
+// staticPrefix starts the caller identity of a static token.
+const staticPrefix = "token:"
+
 // StaticTokens verifies bearer tokens against a fixed set: each token
 // names its caller (the identity policies see). Comparisons take the same
 // time whatever the token.
@@ -162,7 +165,7 @@ func StaticTokens(tokens map[string]string) auth.TokenVerifier {
 			return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 		}
 		// A static token does not expire; go-sdk wants an expiry.
-		return &auth.TokenInfo{UserID: found, Expiration: time.Now().Add(time.Hour)}, nil
+		return &auth.TokenInfo{UserID: staticPrefix + found, Expiration: time.Now().Add(time.Hour)}, nil
 	}
 }
 

@@ -66,9 +66,10 @@ func NewJWTVerifier(o JWTOptions) (auth.TokenVerifier, error) {
 type keySet struct {
 	o JWTOptions
 
-	mu      sync.Mutex
-	keys    *jose.JSONWebKeySet
-	fetched time.Time
+	mu        sync.Mutex
+	keys      *jose.JSONWebKeySet
+	fetched   time.Time // last successful fetch
+	attempted time.Time // last fetch, successful or not
 }
 
 func invalid(format string, args ...any) error {
@@ -110,6 +111,14 @@ func (k *keySet) verify(ctx context.Context, token string) (*auth.TokenInfo, err
 	if std.Expiry == nil {
 		return nil, invalid("no expiry")
 	}
+	if std.Subject == "" {
+		return nil, invalid("no subject")
+	}
+	if strings.HasPrefix(std.Subject, staticPrefix) {
+		// Static tokens' callers are "token:NAME": a JWT cannot pass
+		// for one.
+		return nil, invalid("subject %q takes the form of a static token's caller", std.Subject)
+	}
 	scopes := strings.Fields(extra.Scope)
 	if len(scopes) == 0 {
 		scopes = extra.Scp
@@ -128,15 +137,23 @@ func (k *keySet) key(ctx context.Context, kid, alg string) (any, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	now := k.o.Now()
-	if k.keys == nil || now.Sub(k.fetched) > jwksTTL || (len(k.keys.Key(kid)) == 0 && now.Sub(k.fetched) > jwksMinReload) {
-		keys, err := k.fetch(ctx)
-		if err != nil {
-			if k.keys == nil {
-				return nil, fmt.Errorf("gateway: the issuer's keys: %w", err)
-			}
-		} else {
+	due := k.attempted.IsZero() || now.Sub(k.fetched) > jwksTTL || (k.keys != nil && len(k.keys.Key(kid)) == 0)
+	if due && (k.attempted.IsZero() || now.Sub(k.attempted) > jwksMinReload) {
+		// A fetch is tried at most every jwksMinReload, whatever the
+		// tokens say (an unknown kid, a failed fetch), and not bound to
+		// the request that caused it (it may give up at once).
+		k.attempted = now
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		keys, err := k.fetch(fctx)
+		cancel()
+		if err == nil {
 			k.keys, k.fetched = keys, now
+		} else if k.keys == nil {
+			return nil, fmt.Errorf("gateway: the issuer's keys: %w", err)
 		}
+	}
+	if k.keys == nil {
+		return nil, invalid("the issuer's keys are not available yet")
 	}
 	for _, jk := range k.keys.Key(kid) {
 		if jk.Use != "" && jk.Use != "sig" {

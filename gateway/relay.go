@@ -39,6 +39,9 @@ type Relay struct {
 	// updatesTo passes resource updates on (the gateway's resourceUpdated).
 	updatesTo atomic.Pointer[func(string, string)]
 
+	// wait is how long a call waits for its client's answers (resumeWait).
+	wait time.Duration
+
 	mu      sync.Mutex
 	pending map[string]*pending   // by request state
 	byBack  map[string][]*pending // backend id → calls in flight, latest last
@@ -47,7 +50,7 @@ type Relay struct {
 // NewRelay returns a relay; give its HostOptions to host.New and the relay
 // to the Gateway.
 func NewRelay() *Relay {
-	return &Relay{pending: map[string]*pending{}, byBack: map[string][]*pending{}}
+	return &Relay{wait: resumeWait, pending: map[string]*pending{}, byBack: map[string][]*pending{}}
 }
 
 // HostOptions are the host's handlers that relay to clients.
@@ -84,6 +87,7 @@ type pending struct {
 	backend string
 	caller  string // identity of the caller: only it may resume
 	caps    *mcp.ClientCapabilities
+	ctx     context.Context // the call's: done when it ends
 	cancel  context.CancelFunc
 
 	asks chan asked
@@ -115,8 +119,8 @@ func (r *Relay) start(ctx context.Context, backend, caller string, caps *mcp.Cli
 	}
 	// The call outlives the request that started it when it asks the
 	// client for input; it ends with its result, a cancel, or resumeWait.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeWait)
-	p := &pending{state: newID(), backend: backend, caller: caller, caps: caps, cancel: cancel,
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.wait)
+	p := &pending{state: newID(), backend: backend, caller: caller, caps: caps, ctx: cctx, cancel: cancel,
 		asks: make(chan asked), done: make(chan outcome, 1), waiting: map[string]chan mcp.InputResponse{}}
 	r.mu.Lock()
 	r.pending[p.state] = p
@@ -124,7 +128,12 @@ func (r *Relay) start(ctx context.Context, backend, caller string, caps *mcp.Cli
 	r.mu.Unlock()
 	go func() {
 		res, err := call(context.WithValue(cctx, pendingKey{}, p))
-		p.done <- outcome{res, err}
+		p.done <- outcome{res, err} // buffered: never blocks
+		// A client that asked no more (it went away after input
+		// requests) leaves the result here: the call is forgotten when
+		// its time is up, or at once when next has taken the result.
+		<-cctx.Done()
+		r.finish(p)
 	}()
 	return p
 }
@@ -144,7 +153,9 @@ func (r *Relay) finish(p *pending) {
 	p.cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.pending, p.state)
+	if r.pending[p.state] == p {
+		delete(r.pending, p.state)
+	}
 	list := r.byBack[p.backend]
 	for i, q := range list {
 		if q == p {
@@ -220,24 +231,38 @@ func (p *pending) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputRespo
 	case p.asks <- asked{id, req}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-p.ctx.Done():
+		return nil, errors.New("the call this request belongs to has ended")
 	}
 	select {
 	case resp := <-ch:
 		return resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-p.ctx.Done():
+		return nil, errors.New("the call this request belongs to has ended")
 	}
 }
 
-// latest is the latest call waiting on backend.
+// latest is the call waiting on backend that a backend's request belongs
+// to: the latest live one, provided every live call on that backend is the
+// same caller's. With calls of several callers in flight the request could
+// be any one's, and going to the wrong one would show one caller's
+// question (or sampling messages) to another: nil, and it is declined.
 func (r *Relay) latest(backend string) *pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	list := r.byBack[backend]
-	if len(list) == 0 {
-		return nil
+	var found *pending
+	for _, p := range r.byBack[backend] {
+		if p.ctx.Err() != nil {
+			continue
+		}
+		if found != nil && found.caller != p.caller {
+			return nil
+		}
+		found = p
 	}
-	return list[len(list)-1]
+	return found
 }
 
 // callOf is the pending call of ctx (a confirmation), else the latest one

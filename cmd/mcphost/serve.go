@@ -45,6 +45,7 @@ type serveFlags struct {
 	rateLimit      float64
 	rateBurst      int
 	otlp           string
+	forwardLogs    bool
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -99,6 +100,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
 	fl.Float64Var(&f.rateLimit, "rate-limit", 0, "HTTP requests per second each caller may make (0: no limit); over it, 429")
 	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a caller may make at once (default: one second's worth)")
+	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages to every client (off: one caller's log lines could reach another)")
 	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
@@ -183,7 +185,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	defer a.closeHost(h)
-	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer})
+	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer, ForwardLogs: f.forwardLogs})
 	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

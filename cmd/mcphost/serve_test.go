@@ -168,7 +168,7 @@ func TestServeHTTPWithToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec map[string]any
-	if err := json.Unmarshal(data, &rec); err != nil || rec["caller"] != "sre_token" || rec["tool"] != "mcp__local__echo" ||
+	if err := json.Unmarshal(data, &rec); err != nil || rec["caller"] != "token:sre_token" || rec["tool"] != "mcp__local__echo" ||
 		rec["outcome"] != "ok" || rec["decision"] != "allow" || strings.Contains(string(data), "over http") {
 		t.Fatalf("audit log: %v %s", err, data)
 	}
