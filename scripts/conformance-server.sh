@@ -206,8 +206,10 @@ start_direct() {
 # everything-server over stdio, with its own HOME and config dir.
 start_gateway() {
   local mode=$1 dir="$work/gateway-$mode" pid i addr v
-  local -a extra=()
-  [ "$mode" = stateless ] && extra=(--stateless)
+  # One client at a time: the backend's log messages may go to every
+  # client (the suite checks that a tool's log lines arrive).
+  local -a extra=(--forward-logs)
+  [ "$mode" = stateless ] && extra+=(--stateless)
   mkdir -p "$dir/home" "$dir/config/mcphost"
   cat >"$dir/config/mcphost/config.yaml" <<EOF
 servers:
