@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -395,4 +397,53 @@ func TestResourceSubscriptions(t *testing.T) {
 	if err := f.client.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://readme"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Shutdown stops accepting but lets a call in flight finish.
+func TestShutdownFinishesCallsInFlight(t *testing.T) {
+	f := start(t, nil, nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	mcp.AddTool(f.backend, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		close(started)
+		<-release
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "finished"}}}, nil, nil
+	})
+	waitFor(t, "the new tool", func() bool { _, ok := f.h.Resolve("mcp__b__hold"); return ok })
+	ctx := ctxFor(t)
+	f.g.Sync(ctx)
+	handler, err := f.g.HTTPHandler(gateway.HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- f.g.Serve(serveCtx, ln, handler, bound) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__hold"})
+		if err != nil {
+			result <- err.Error()
+			return
+		}
+		result <- text(t, res)
+	}()
+	<-started
+	stop() // SIGTERM: stop accepting, let the call finish
+	close(release)
+	if got := <-result; got != "finished" {
+		t.Fatalf("the call in flight got %q", got)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	cs.Close()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }

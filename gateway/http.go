@@ -204,6 +204,11 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, handler http.Handl
 	go srv.Shutdown(sctx)
 	idle := g.relay.waitIdle(sctx)
 	srv.Close()
+	// The clients' MCP sessions end with the server (go-sdk keeps them
+	// until a DELETE or an idle timeout otherwise).
+	for ss := range g.srv.Sessions() {
+		ss.Close()
+	}
 	if !idle {
 		return fmt.Errorf("gateway: calls still running after %s were cut off", grace)
 	}
