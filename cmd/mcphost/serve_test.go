@@ -43,6 +43,7 @@ func (e *testEnv) serve(stdin io.Reader, stdout io.Writer, args ...string) *serv
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
+	a.watchInterval = 20 * time.Millisecond
 	go func() { s.done <- a.execute(ctx, append([]string{"serve"}, args...)) }()
 	return s
 }
@@ -192,4 +193,57 @@ func TestServeRefusesOpenNonLoopback(t *testing.T) {
 	}
 	e.environ = []string{"SHORT=abc"}
 	e.must(2, "serve", "--http", "127.0.0.1:0", "--auth-token-env", "SHORT")
+}
+
+// With --watch, a server added to the configuration reaches the clients of
+// the running gateway, whose session goes on.
+func TestServeWatchAddsServers(t *testing.T) {
+	e := gatewayEnv(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := e.serve(inR, outW, "--watch")
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	changed := make(chan struct{}, 8)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "watching"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	}).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, s.stderr.String())
+	}
+	cfg, _ := json.Marshal(map[string]any{"servers": map[string]any{"local": testServer(t), "other": testServer(t)}})
+	writeFile(t, filepath.Join(e.global, "config.json"), string(cfg))
+	for {
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tl := range tools.Tools {
+			found = found || tl.Name == "mcp__other__echo"
+		}
+		if found {
+			break
+		}
+		select {
+		case <-changed:
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the added server's tools never came; stderr:\n%s", s.stderr.String())
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__other__echo", Arguments: map[string]any{"text": "added live"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	cs.Close()
+	inW.Close()
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
 }
