@@ -165,9 +165,6 @@ func Login(s *config.Server, opts Options) (auth.OAuthHandler, error) {
 	return newCodeHandler(s, opts, true)
 }
 
-// hint is what a server in state needs-auth tells the user.
-func hint(id string) string { return fmt.Sprintf("run \"mcphost login %s\"", id) }
-
 type loginCtxKey struct{}
 
 // WithLoginContext returns ctx carrying owner as the context of any

@@ -159,7 +159,7 @@ func (g *Gateway) Sync(ctx context.Context) {
 	defer g.mu.Unlock()
 	g.syncTools()
 	g.syncResources()
-	g.syncPrompts(ctx)
+	g.syncPrompts()
 	g.metrics.ObserveBackends(g.h)
 }
 
@@ -226,24 +226,24 @@ func objectSchema(s any) bool {
 
 func (g *Gateway) syncResources() {
 	seenR, seenT := map[string]bool{}, map[string]bool{}
-	for _, id := range g.h.ServerIDs() {
-		rs, ts := g.h.ListedResources(id)
-		for _, r := range rs {
-			if r.Resource == nil || seenR[r.URI] {
-				continue // the first server listing a URI serves it
-			}
-			seenR[r.URI] = true
-			res := *r.Resource
-			g.srv.AddResource(&res, g.readResource(id))
+	rs, ts := g.h.ListedResources("")
+	for _, r := range rs {
+		// Stored full results are served by the template below, not
+		// listed one by one.
+		if r.Resource == nil || r.Server == host.ResultsServer || seenR[r.URI] {
+			continue // the first server listing a URI serves it
 		}
-		for _, t := range ts {
-			if t.ResourceTemplate == nil || seenT[t.URITemplate] {
-				continue
-			}
-			seenT[t.URITemplate] = true
-			tmpl := *t.ResourceTemplate
-			g.srv.AddResourceTemplate(&tmpl, g.readResource(id))
+		seenR[r.URI] = true
+		res := *r.Resource
+		g.srv.AddResource(&res, g.readResource(r.Server))
+	}
+	for _, t := range ts {
+		if t.ResourceTemplate == nil || seenT[t.URITemplate] {
+			continue
 		}
+		seenT[t.URITemplate] = true
+		tmpl := *t.ResourceTemplate
+		g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server))
 	}
 	// Truncated results stay readable through the gateway.
 	if !seenT[resultsTemplate] {
@@ -276,11 +276,10 @@ func (g *Gateway) syncResources() {
 // resultsTemplate is the URI template of the stored full results.
 const resultsTemplate = builtin.ResultURIPrefix + "{id}"
 
-func (g *Gateway) syncPrompts(ctx context.Context) {
-	all, err := g.h.Prompts(ctx, "")
-	if err != nil {
-		g.logger.Debug("listing prompts", "error", err)
-	}
+// syncPrompts takes the prompts as the host last fetched them: a sync
+// runs on every event of every backend, and must not ask them all again.
+func (g *Gateway) syncPrompts() {
+	all := g.h.ListedPrompts("")
 	count := map[string]int{}
 	for _, p := range all {
 		count[p.Name]++

@@ -162,17 +162,15 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 
 // resourceOwner finds the server that lists a URI or URI template.
 func (g *Gateway) resourceOwner(uri string) string {
-	for _, id := range g.h.ServerIDs() {
-		rs, ts := g.h.ListedResources(id)
-		for _, r := range rs {
-			if r.Resource != nil && r.URI == uri {
-				return id
-			}
+	rs, ts := g.h.ListedResources("")
+	for _, r := range rs {
+		if r.Resource != nil && r.URI == uri {
+			return r.Server
 		}
-		for _, t := range ts {
-			if t.ResourceTemplate != nil && t.URITemplate == uri {
-				return id
-			}
+	}
+	for _, t := range ts {
+		if t.ResourceTemplate != nil && t.URITemplate == uri {
+			return t.Server
 		}
 	}
 	return ""

@@ -233,6 +233,26 @@ func (h *Host) Prompts(ctx context.Context, serverID string) ([]Prompt, error) {
 	})
 }
 
+// ListedPrompts gives the prompts of ready servers (serverID "" for all)
+// as last fetched — at connect and on list_changed — without asking the
+// servers again (Prompts asks).
+func (h *Host) ListedPrompts(serverID string) []Prompt {
+	var out []Prompt
+	for _, s := range h.list() {
+		if serverID != "" && s.cfg.ID != serverID {
+			continue
+		}
+		s.mu.Lock()
+		if s.state == StateReady {
+			for _, p := range s.prompts {
+				out = append(out, Prompt{Server: s.cfg.ID, Display: s.cfg.ID + ":" + p.Name, Prompt: p})
+			}
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
 // GetPrompt renders a prompt. name is "server:prompt", or the bare prompt
 // name when only one ready server has a prompt of that name.
 func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
