@@ -103,6 +103,7 @@ func New(h *host.Host, opts Options) *Gateway {
 		UnsubscribeHandler: g.unsubscribe,
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 	})
+	g.srv.AddReceivingMiddleware(g.relay.endUnanswered)
 	return g
 }
 

@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -63,6 +65,17 @@ func backend() *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "choose", Description: "Asks the user to pick colours (a titled multi-select), in the middle of the call."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "colours?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"colours": map[string]any{
+					"type": "array", "items": map[string]any{"type": "string", "anyOf": []any{
+						map[string]any{"const": "r", "title": "Red"}, map[string]any{"const": "g", "title": "Green"}}}}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Action, res.Content["colours"])}}}, nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Asks the user for a name."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			// Protocol 2026-07-28: ask in the result, get the answer in
@@ -86,6 +99,7 @@ func backend() *mcp.Server {
 }
 
 type fixture struct {
+	relay   *gateway.Relay
 	h       *host.Host
 	g       *gateway.Gateway
 	backend *mcp.Server
@@ -106,12 +120,19 @@ func startPinned(t *testing.T, version string, stages []host.StageConfig, client
 
 func startWith(t *testing.T, version string, stages []host.StageConfig, clientOpts *mcp.ClientOptions, gwOpts gateway.Options) *fixture {
 	t.Helper()
+	return startClient(t, version, "", stages, clientOpts, gwOpts)
+}
+
+// startClient is startWith with the client's protocol version chosen too.
+func startClient(t *testing.T, version, clientVersion string, stages []host.StageConfig, clientOpts *mcp.ClientOptions, gwOpts gateway.Options) *fixture {
+	t.Helper()
 	testenv.CheckGoroutines(t)
 	f := &fixture{backend: backend()}
 	ctx := ctxFor(t)
 	cfg := &config.Config{Servers: []*config.Server{{ID: "b", Transport: config.TransportInProcess, Enabled: true,
 		StartupTimeout: bound, RequestTimeout: bound, Source: "test", ProtocolVersion: version}}}
 	relay := gateway.NewRelay()
+	f.relay = relay
 	sink, events := gateway.EventSink()
 	opts := append(relay.HostOptions(), host.WithInProcessServer("b", f.backend), host.WithEvents(sink), host.WithStages(stages...))
 	h, err := host.New(cfg, opts...)
@@ -137,7 +158,7 @@ func startWith(t *testing.T, version string, stages []host.StageConfig, clientOp
 		clientOpts = &mcp.ClientOptions{}
 	}
 	clientOpts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { f.changed.Add(1) }
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, clientOpts).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, clientOpts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: clientVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,6 +268,40 @@ func TestElicitationIsRelayed(t *testing.T) {
 	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__ask"})
 	if err != nil || text(t, res) != "accept:ada" || asked.Load() != "your name?" {
 		t.Fatalf("ask: %q %v (asked %v)", text(t, res), err, asked.Load())
+	}
+}
+
+// A form the specification allows and go-sdk's own checks refuse (a titled
+// multi-select whose items say "type": "string") reaches the client, and
+// its answer the backend.
+func TestTitledMultiSelectIsRelayed(t *testing.T) {
+	for _, clientVersion := range []string{"2025-11-25", "2026-07-28"} {
+		var asked atomic.Value
+		f := startClient(t, "2025-11-25", clientVersion, nil, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Store(req.Params.Message)
+			// go-sdk's backend would refuse an accepted answer to this
+			// form (its own check): decline.
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}}, gateway.Options{})
+		res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__choose"})
+		if err != nil || text(t, res) != "decline<nil>" || asked.Load() != "colours?" {
+			t.Fatalf("client %s: choose: %q %v (asked %v)", clientVersion, text(t, res), err, asked.Load())
+		}
+	}
+}
+
+// When a client fails the elicitation go-sdk sends it on the gateway's
+// behalf, the call ends with the request: nothing is left waiting for an
+// answer that cannot come.
+func TestFailedElicitationEndsTheCall(t *testing.T) {
+	f := startClient(t, "2025-11-25", "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("no form here")
+	}}, gateway.Options{})
+	if res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__choose"}); err == nil && !res.IsError {
+		t.Fatalf("choose with a failing client: %q; want an error", text(t, res))
+	}
+	if !gateway.WaitIdle(f.relay, ctxFor(t)) {
+		t.Fatal("the call is still pending after its request ended")
 	}
 }
 

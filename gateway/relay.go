@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,11 +196,52 @@ func (r *Relay) next(ctx context.Context, p *pending) (*mcp.CallToolResult, erro
 		p.state = newID()
 		r.pending[p.state] = p
 		r.mu.Unlock()
+		if rs, ok := ctx.Value(roundsKey{}).(*rounds); ok {
+			rs.mu.Lock()
+			rs.calls = append(rs.calls, p)
+			rs.mu.Unlock()
+		}
 		return &mcp.CallToolResult{InputRequests: reqs, RequestState: p.state}, nil
 	case <-ctx.Done():
 		// The client gave up on the call (cancelled it, or went away).
 		r.finish(p)
 		return nil, ctx.Err()
+	}
+}
+
+// rounds records, for one tools/call request, the calls whose input
+// requests were handed out while serving it.
+type rounds struct {
+	mu    sync.Mutex
+	calls []*pending
+}
+
+type roundsKey struct{}
+
+// endUnanswered ends a call whose input requests will never be answered.
+// For a client older than 2026-07-28, go-sdk fulfils the input requests
+// itself (it sends them as requests of their own) and calls the tool again
+// with the answers, all within one tools/call; when that fails (the
+// client refuses, goes away, answers nonsense) the call would wait for
+// resumeWait, and its backend's next requests would look like another
+// caller's. So: the request over without input requests to answer later,
+// every call that asked something in it ends now.
+func (r *Relay) endUnanswered(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		rs := &rounds{}
+		res, err := next(context.WithValue(ctx, roundsKey{}, rs), method, req)
+		if tr, ok := res.(*mcp.CallToolResult); ok && err == nil && len(tr.InputRequests) > 0 {
+			return res, err // the client answers in a request of its own
+		}
+		rs.mu.Lock()
+		for _, p := range rs.calls {
+			r.finish(p)
+		}
+		rs.mu.Unlock()
+		return res, err
 	}
 }
 
@@ -279,7 +321,7 @@ func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitPar
 	if p == nil || p.caps.Elicitation == nil {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
-	resp, err := p.ask(ctx, params)
+	resp, err := p.ask(ctx, sdkAcceptedForm(params))
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +330,42 @@ func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitPar
 		return nil, fmt.Errorf("the client answered an elicitation with %T", resp)
 	}
 	return res, nil
+}
+
+// sdkAcceptedForm returns params with a form go-sdk's server accepts: it
+// checks an accepted answer against the form and refuses a titled
+// multi-select whose items carry "type": "string" beside anyOf (which the
+// host allows, as the specification does). Dropping that type changes
+// nothing a client may answer, since every choice is a string const.
+func sdkAcceptedForm(params *mcp.ElicitParams) *mcp.ElicitParams {
+	form, ok := params.RequestedSchema.(map[string]any)
+	if !ok {
+		return params
+	}
+	props, _ := form["properties"].(map[string]any)
+	var changed map[string]any
+	for name, prop := range props {
+		p, _ := prop.(map[string]any)
+		items, _ := p["items"].(map[string]any)
+		if p["type"] != "array" || items["type"] != "string" || items["anyOf"] == nil {
+			continue
+		}
+		if changed == nil {
+			changed = maps.Clone(props)
+		}
+		p, items = maps.Clone(p), maps.Clone(items)
+		delete(items, "type")
+		p["items"] = items
+		changed[name] = p
+	}
+	if changed == nil {
+		return params
+	}
+	form = maps.Clone(form)
+	form["properties"] = changed
+	out := *params
+	out.RequestedSchema = form
+	return &out
 }
 
 func (r *Relay) sample(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {

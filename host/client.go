@@ -67,6 +67,9 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		c.AddRoots(h.opts.roots...)
 	}
 	c.AddSendingMiddleware(h.boundDiscoverProbe)
+	if opts.ElicitationHandler != nil {
+		c.AddReceivingMiddleware(elicitReceiver(opts.ElicitationHandler))
+	}
 	return c
 }
 

@@ -50,10 +50,8 @@
 #
 # GATEWAY_KNOWN_GAPS lists scenarios the gateway does not pass yet, each for a
 # reason recorded below; they are reported, and do not fail the run. Set it
-# empty to fail on them. Default (active, 2025-11-25):
-#   elicitation-sep1330-enums   go-sdk's client (mcphost's link to the
-#                               backend) refuses the scenario's titled-enum
-#                               schema before mcphost sees it
+# empty to fail on them. Default: none (every suite's gateway result must
+# match the direct server's, or the run fails).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -74,11 +72,11 @@ per_timeout=${CONFORMANCE_TIMEOUT:-120}
 force_stateless=${CONFORMANCE_STATELESS:-}
 gw_log_level=${CONFORMANCE_GATEWAY_LOG_LEVEL:-debug}
 case $suite in
-  active|2025-11-25) default_pin=2025-11-25; default_gaps="elicitation-sep1330-enums" ;;
-  *) default_pin=; default_gaps= ;;
+  active|2025-11-25) default_pin=2025-11-25 ;;
+  *) default_pin= ;;
 esac
 backend_protocol=${CONFORMANCE_BACKEND_PROTOCOL-$default_pin}
-known_gaps=${GATEWAY_KNOWN_GAPS-$default_gaps}
+known_gaps=${GATEWAY_KNOWN_GAPS-}
 
 bin=$("$here/scripts/npm-deps.sh") || exit 1
 # The suite needs Node >= 22: the one installed with it comes first in PATH.

@@ -73,6 +73,7 @@ fuzz ./transports FuzzLineSource 20000
 fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
 fuzz ./internal/elicitform FuzzParse 20000
+fuzz ./internal/elicitform FuzzCheck 20000
 fuzz ./host/builtin FuzzTruncate 20000
 fuzz ./pdk/internal/wire FuzzDecoders 20000
 fuzz ./pdk/internal/wire FuzzEncode 20000

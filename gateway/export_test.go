@@ -1,0 +1,4 @@
+package gateway
+
+// WaitIdle lets tests see that no call is left in flight.
+var WaitIdle = (*Relay).waitIdle
