@@ -8,6 +8,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -65,6 +66,24 @@ type Options struct {
 	// Tracer, if set, gets a span per call (see NewOTLPTracer; give the
 	// host WithStageObserver(g.StageSpans) for spans per stage).
 	Tracer trace.Tracer
+	// ReplicaID, if set, begins every session ID ("ID.random"), so that a
+	// load balancer in front of several replicas can send each session's
+	// requests to the replica that holds it (see CheckReplicaID).
+	ReplicaID string
+}
+
+// CheckReplicaID says whether id can begin session IDs: 1 to 32 letters,
+// digits or '-', so that a proxy can match it with a plain pattern.
+func CheckReplicaID(id string) error {
+	if id == "" || len(id) > 32 {
+		return fmt.Errorf("replica id %q: 1 to 32 characters", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return fmt.Errorf("replica id %q: only letters, digits and '-'", id)
+		}
+	}
+	return nil
 }
 
 // New returns a gateway for h. Call Sync after h.Start, and again on the
@@ -102,9 +121,19 @@ func New(h *host.Host, opts Options) *Gateway {
 		SubscribeHandler:   g.subscribe,
 		UnsubscribeHandler: g.unsubscribe,
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
+		GetSessionID:       sessionIDs(opts.ReplicaID),
 	})
 	g.srv.AddReceivingMiddleware(g.relay.endUnanswered)
 	return g
+}
+
+// sessionIDs makes session IDs that name their replica; nil (go-sdk's
+// random IDs) without one.
+func sessionIDs(replica string) func() string {
+	if replica == "" {
+		return nil
+	}
+	return func() string { return replica + "." + rand.Text() }
 }
 
 // Server is the MCP server to serve (stdio, HTTP).

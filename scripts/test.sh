@@ -26,6 +26,7 @@ export MCPHOST_REQUIRE_E2E=1
 step "installing Debian packages the tests need (when missing)"
 need=()
 command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)          # hostile plugin fixtures (.wat)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) # gateway replicas behind a proxy
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
     echo "test: missing ${need[*]}: install them with apt-get" >&2

@@ -164,6 +164,30 @@ func runInspector(t *testing.T, inspector, npmBin string, args ...string) string
 // servers), then killed with its process group if it has not exited.
 func startServeHTTP(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	return startServe(t, bin, args...).addr
+}
+
+// served is a running "mcphost serve --http".
+type served struct {
+	addr   string
+	pgid   int           // its process group: mcphost and its backends
+	exited chan struct{} // closed when mcphost has exited
+}
+
+// kill ends the gateway and its backends at once (SIGKILL), as a crash,
+// and returns when it is gone: no request of the test races its end.
+func (s served) kill(t *testing.T) {
+	t.Helper()
+	_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
+	select {
+	case <-s.exited:
+	case <-time.After(failAfter):
+		t.Fatalf("mcphost serve still running %s after SIGKILL", failAfter)
+	}
+}
+
+func startServe(t *testing.T, bin string, args ...string) served {
+	t.Helper()
 	home := t.TempDir()
 	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = t.TempDir()
@@ -174,13 +198,14 @@ func startServeHTTP(t *testing.T, bin string, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	pgid := cmd.Process.Pid
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(failAfter):
 			t.Errorf("mcphost serve did not exit after SIGTERM:\n%s", stderr.String())
 		}
@@ -190,11 +215,11 @@ func startServeHTTP(t *testing.T, bin string, args ...string) string {
 	deadline := time.After(failAfter)
 	for {
 		if m := servingAddr.FindStringSubmatch(stderr.String()); m != nil {
-			return m[1]
+			return served{addr: m[1], pgid: pgid, exited: exited}
 		}
 		select {
-		case err := <-done:
-			done <- err // for the cleanup
+		case <-exited:
+			err := waitErr
 			t.Fatalf("mcphost serve exited (%v) before serving:\n%s", err, stderr.String())
 		case <-deadline:
 			t.Fatalf("mcphost serve named no address within %s:\n%s", failAfter, stderr.String())

@@ -27,6 +27,7 @@ import (
 type serveFlags struct {
 	http           string
 	stateless      bool
+	replicaID      string
 	tokenEnvs      []string
 	insecureNoAuth bool
 	resourceURL    string
@@ -61,7 +62,9 @@ gets them all from one entry.
 Without --http it speaks MCP over stdio: standard output carries only the MCP
 stream, logs go to standard error. With --http ADDR it serves Streamable HTTP
 at /mcp (stateful sessions with resumable streams; --stateless for none) and
-the legacy HTTP+SSE transport at /sse. The default ADDR is loopback.
+the legacy HTTP+SSE transport at /sse. The default ADDR is loopback. Behind a
+load balancer, --replica-id NAME begins session IDs with "NAME." so that the
+balancer can route each session to its replica (README: "Several replicas").
 
 Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
 held in the environment variable NAME (repeatable; the caller is named after
@@ -83,6 +86,7 @@ go to the client whose call is waiting on that backend.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) on ADDR instead of stdio (e.g. 127.0.0.1:8080)")
 	fl.BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions (any replica answers any request)")
+	fl.StringVar(&f.replicaID, "replica-id", "", "begin session IDs with NAME. so that a load balancer can route each session to its replica")
 	fl.StringArrayVar(&f.tokenEnvs, "auth-token-env", nil, "accept the bearer token in environment variable NAME (repeatable)")
 	fl.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --http address without incoming authentication")
 	fl.StringVar(&f.resourceURL, "resource-url", "", "public URL of /mcp, for the protected resource metadata")
@@ -106,6 +110,11 @@ go to the client whose call is waiting on that backend.`,
 }
 
 func (a *app) serve(ctx context.Context, f serveFlags) error {
+	if f.replicaID != "" {
+		if err := gateway.CheckReplicaID(f.replicaID); err != nil {
+			return usageError("--replica-id: %v", err)
+		}
+	}
 	var verifier auth.TokenVerifier
 	if len(f.tokenEnvs) > 0 {
 		tokens := map[string]string{}
@@ -185,7 +194,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	defer a.closeHost(h)
-	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer, ForwardLogs: f.forwardLogs})
+	g := gateway.New(h, gateway.Options{Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer, ForwardLogs: f.forwardLogs, ReplicaID: f.replicaID})
 	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
