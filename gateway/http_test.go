@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -35,5 +36,25 @@ func TestRateLimitPerCaller(t *testing.T) {
 	}
 	if newRateLimiter(0, 0) != nil {
 		t.Error("rate 0 must mean no limiter")
+	}
+}
+
+func TestCheckReplicaID(t *testing.T) {
+	for _, ok := range []string{"r1", "eu-west-2", "A"} {
+		if err := CheckReplicaID(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "r.1", "r 1", "r1/", "ä", "012345678901234567890123456789012"} {
+		if CheckReplicaID(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	ids := sessionIDs("r7")
+	if a, b := ids(), ids(); !strings.HasPrefix(a, "r7.") || len(a) < 20 || a == b {
+		t.Errorf("session ids %q, %q: want distinct r7.<random>", a, b)
+	}
+	if sessionIDs("") != nil {
+		t.Error("no replica: go-sdk's own ids")
 	}
 }
