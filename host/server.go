@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -334,11 +335,15 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		tools    []*mcp.Tool
 		warnings []string
 	)
-	for t, err := range sess.Tools(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("tools/list: %w", err)
-		}
-		if t == nil || !s.toolAllowed(t.Name) {
+	listed, warning, err := listAll(s, "tools/list", sess.Tools(ctx, nil))
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
+	for _, t := range listed {
+		if !s.toolAllowed(t.Name) {
 			continue
 		}
 		if problem := schemaProblem(t); problem != "" {
@@ -360,23 +365,13 @@ func (s *server) refreshResources(ctx context.Context, sess *mcp.ClientSession) 
 	if s.caps(sess).Resources == nil {
 		return nil
 	}
-	var res []*mcp.Resource
-	for r, err := range sess.Resources(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("resources/list: %w", err)
-		}
-		if r != nil {
-			res = append(res, r)
-		}
+	res, _, err := listAll(s, "resources/list", sess.Resources(ctx, nil))
+	if err != nil {
+		return err
 	}
-	var tmpls []*mcp.ResourceTemplate
-	for r, err := range sess.ResourceTemplates(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("resources/templates/list: %w", err)
-		}
-		if r != nil {
-			tmpls = append(tmpls, r)
-		}
+	tmpls, _, err := listAll(s, "resources/templates/list", sess.ResourceTemplates(ctx, nil))
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.resources, s.templates = res, tmpls
@@ -388,19 +383,40 @@ func (s *server) refreshPrompts(ctx context.Context, sess *mcp.ClientSession) er
 	if s.caps(sess).Prompts == nil {
 		return nil
 	}
-	var prompts []*mcp.Prompt
-	for p, err := range sess.Prompts(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("prompts/list: %w", err)
-		}
-		if p != nil {
-			prompts = append(prompts, p)
-		}
+	prompts, _, err := listAll(s, "prompts/list", sess.Prompts(ctx, nil))
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.prompts = prompts
 	s.mu.Unlock()
 	return nil
+}
+
+// maxListed bounds what mcphost keeps of one list of one server: a server
+// whose cursors never end, or that lists without end, costs bounded memory
+// and time, and what is over the bound is left out with a warning.
+const maxListed = 10_000
+
+// listAll follows a list's pages (go-sdk's iterator sends the cursors) up
+// to maxListed items, leaving out nil entries.
+func listAll[T comparable](s *server, method string, pages iter.Seq2[T, error]) (items []T, warning string, err error) {
+	var none T
+	for v, err := range pages {
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", method, err)
+		}
+		if v == none {
+			continue
+		}
+		if len(items) == maxListed {
+			warning = fmt.Sprintf("%s: more than %d items; the rest left out", method, maxListed)
+			s.log.Warn(warning)
+			break
+		}
+		items = append(items, v)
+	}
+	return items, warning, nil
 }
 
 // toolAllowed applies the per-server tools.allow / tools.deny globs.
