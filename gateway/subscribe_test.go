@@ -1,0 +1,45 @@
+package gateway_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/gateway"
+)
+
+// Resource updates reach a subscribed client whatever the protocols on
+// either side: resources/subscribe up to 2025-11-25, a subscriptions/listen
+// stream from 2026-07-28.
+func TestResourceUpdatesAcrossProtocols(t *testing.T) {
+	for _, v := range [][2]string{{"2026-07-28", "2026-07-28"}, {"2025-11-25", "2026-07-28"}, {"2026-07-28", "2025-11-25"}} {
+		t.Run(v[0]+"-backend/"+v[1]+"-client", func(t *testing.T) {
+			updated := make(chan string, 64)
+			f := startClient(t, v[0], v[1], nil, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+				updated <- req.Params.URI
+			}}, gateway.Options{})
+			ctx := ctxFor(t)
+			if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://readme"}); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case uri := <-updated:
+					if uri != "test://readme" {
+						t.Fatalf("update of %q", uri)
+					}
+				case <-time.After(50 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+					t.Fatal("no update reached the client")
+				}
+				break
+			}
+		})
+	}
+}
