@@ -263,6 +263,7 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		a.logoutCommand(),
 		a.authCommand(),
 		a.serveCommand(),
+		a.secretCommand(),
 	)
 	return root
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
@@ -29,6 +30,7 @@ type serveFlags struct {
 	stateless      bool
 	replicaID      string
 	tokenEnvs      []string
+	tokenKeychain  []string
 	insecureNoAuth bool
 	resourceURL    string
 	authServers    []string
@@ -67,8 +69,9 @@ load balancer, --replica-id NAME begins session IDs with "NAME." so that the
 balancer can route each session to its replica (README: "Several replicas").
 
 Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
-held in the environment variable NAME (repeatable; the caller is named after
-the variable in policy input). --jwt-issuer URL accepts JWT access tokens of
+held in the environment variable NAME, --auth-token-keychain NAME the one kept
+in the OS keychain ("mcphost secret set NAME"); both repeatable, the caller is
+named token:NAME in policy input. --jwt-issuer URL accepts JWT access tokens of
 that issuer (signature against its JWKS, issuer, audience = --resource-url,
 expiry), advertised in the protected resource metadata so that clients can log
 in; the subject, scopes and client id reach policies. Listening on a
@@ -88,6 +91,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions (any replica answers any request)")
 	fl.StringVar(&f.replicaID, "replica-id", "", "begin session IDs with NAME. so that a load balancer can route each session to its replica")
 	fl.StringArrayVar(&f.tokenEnvs, "auth-token-env", nil, "accept the bearer token in environment variable NAME (repeatable)")
+	fl.StringArrayVar(&f.tokenKeychain, "auth-token-keychain", nil, `accept the bearer token kept in the OS keychain as NAME ("mcphost secret set NAME"; repeatable)`)
 	fl.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --http address without incoming authentication")
 	fl.StringVar(&f.resourceURL, "resource-url", "", "public URL of /mcp, for the protected resource metadata")
 	fl.StringArrayVar(&f.authServers, "authorization-server", nil, "issuer whose tokens are accepted, advertised to clients (repeatable)")
@@ -116,7 +120,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		}
 	}
 	var verifier auth.TokenVerifier
-	if len(f.tokenEnvs) > 0 {
+	if len(f.tokenEnvs)+len(f.tokenKeychain) > 0 {
 		tokens := map[string]string{}
 		for _, name := range f.tokenEnvs {
 			v := a.getenv(name)
@@ -124,6 +128,20 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 				return usageError("--auth-token-env %s: the variable must hold a token of at least 16 characters", name)
 			}
 			tokens[strings.ToLower(name)] = v
+		}
+		for _, name := range f.tokenKeychain {
+			v, err := authn.Secret(name)
+			if err != nil {
+				return usageError("--auth-token-keychain %s: %v", name, err)
+			}
+			if len(v) < 16 {
+				return usageError("--auth-token-keychain %s: the secret must be a token of at least 16 characters", name)
+			}
+			id := strings.ToLower(name)
+			if _, dup := tokens[id]; dup {
+				return usageError("--auth-token-keychain %s: a token of that name comes from --auth-token-env too", name)
+			}
+			tokens[id] = v
 		}
 		verifier = gateway.StaticTokens(tokens)
 	}
@@ -149,7 +167,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		}
 	}
 	if f.http != "" && verifier == nil && !gateway.IsLoopback(f.http) && !f.insecureNoAuth {
-		return usageError("--http %s is not a loopback address: give --auth-token-env (or --insecure-no-auth to serve it to anyone who can reach it)", f.http)
+		return usageError("--http %s is not a loopback address: give --auth-token-env, --auth-token-keychain or --jwt-issuer (or --insecure-no-auth to serve it to anyone who can reach it)", f.http)
 	}
 	cfg, err := a.loadConfig()
 	if err != nil {
