@@ -36,7 +36,7 @@ func TestListsFollowPages(t *testing.T) {
 }
 
 // A server whose list never ends (a next cursor on every page) costs a
-// bounded number of items: the host keeps 10000 tools, says it left the rest
+// bounded number of items: the host keeps 50000 tools, says it left the rest
 // out, and the server is ready.
 func TestEndlessListIsBounded(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "endless", Version: "1"}, &mcp.ServerOptions{
@@ -57,10 +57,10 @@ func TestEndlessListIsBounded(t *testing.T) {
 	})
 	h := startHost(t, nil, host.WithInProcessServer("endless", s))
 	st := statusOf(t, h, "endless")
-	if st.State != host.StateReady || st.Tools != 10000 || len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "more than 10000") {
-		t.Fatalf("status %s, %d tools, warnings %q; want ready, 10000 and a warning", st.State, st.Tools, st.Warnings)
+	if st.State != host.StateReady || st.Tools != 50000 || len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "more than 50000") {
+		t.Fatalf("status %s, %d tools, warnings %q; want ready, 50000 and a warning", st.State, st.Tools, st.Warnings)
 	}
-	if asked := n.Load(); asked > 10050 {
+	if asked := n.Load(); asked > 50050 {
 		t.Fatalf("the host read %d tools of an endless list", asked)
 	}
 }

@@ -396,7 +396,7 @@ func (s *server) refreshPrompts(ctx context.Context, sess *mcp.ClientSession) er
 // maxListed bounds what mcphost keeps of one list of one server: a server
 // whose cursors never end, or that lists without end, costs bounded memory
 // and time, and what is over the bound is left out with a warning.
-const maxListed = 10_000
+const maxListed = 50_000
 
 // listAll follows a list's pages (go-sdk's iterator sends the cursors) up
 // to maxListed items, leaving out nil entries.
