@@ -34,6 +34,7 @@ func TestExamplePluginsConform(t *testing.T) {
 		{name: "read-only", config: map[string]string{"allow": "fs:stat_*"}},
 		{name: "header-auth", secret: true},
 		{name: "team-names", config: map[string]string{"team": "red"}},
+		{name: "caller-rules", config: map[string]string{"rules": `[{"tools": ["fs:*"], "scopes": ["sre"]}]`}},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
 			spec := plugins.SpecForFile(filepath.Join(dir, ex.name+".wasm"))
