@@ -40,18 +40,6 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			}
 		}
 		caller := callerOf(req)
-		if state := req.Params.RequestState; state != "" {
-			// The client answers what the call asked it.
-			p := g.relay.resume(state, resumeKey(caller))
-			if p == nil {
-				// A request state mcphost did not hand out to this caller
-				// (tampered, replayed, expired, another caller's): the
-				// request is invalid, not the tool.
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: unknown, expired or not this caller's; call the tool again"}
-			}
-			p.answer(req.Params.InputResponses)
-			return g.result(g.relay.next(ctx, p))
-		}
 		opts := []host.CallOption{host.WithCaller(caller)}
 		if token := req.Params.GetProgressToken(); token != nil {
 			opts = append(opts, host.WithProgress(func(p host.Progress) {
@@ -62,7 +50,9 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			}))
 		}
 		server := g.serverOf(name)
-		p := g.relay.start(ctx, server, resumeKey(caller), req.ClientCapabilities(), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		in := relayIn{what: "tools/call " + name, server: server, caller: caller, caps: req.ClientCapabilities(),
+			state: req.Params.RequestState, answers: req.Params.InputResponses}
+		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			start := time.Now()
 			ctx, span := g.tracer().Start(ctx, "tools/call "+name, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(attribute.String("mcphost.server", server), attribute.String("mcphost.tool", name),
@@ -80,8 +70,57 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			}
 			return res, err
 		})
-		return g.result(g.relay.next(ctx, p))
+		if err == nil && s.asks != nil {
+			return &mcp.CallToolResult{InputRequests: s.asks, RequestState: s.state}, nil
+		}
+		res, _ := s.res.(*mcp.CallToolResult)
+		return g.result(res, err)
 	}
+}
+
+// relayIn is a client request whose handling may ask the client for input.
+type relayIn struct {
+	what    string // "tools/call name": a request state answers only the request it was given for
+	server  string // the backend
+	caller  abi.Caller
+	caps    *mcp.ClientCapabilities // the caller's
+	state   string                  // the request state the client answers under
+	answers mcp.InputResponseMap
+}
+
+// relayed runs a client request through the relay: a new call, or with a
+// request state the call it belongs to, given the client's answers. Either
+// way the client gets the call's result or what the call asks it. A new call
+// declares the caller's capabilities to a backend that takes them per
+// request (protocol 2026-07-28), with any answers the client gave unasked.
+func (g *Gateway) relayed(ctx context.Context, in relayIn, call func(context.Context) (mcp.Result, error)) (step, error) {
+	key := resumeKey(in.caller)
+	var p *pending
+	if in.state != "" {
+		// The client answers what the call asked it.
+		if p = g.relay.resume(in.state, key, in.what); p == nil {
+			// A request state mcphost did not hand out to this caller for
+			// this request (tampered, replayed, expired, another
+			// caller's): the request is invalid, not the tool.
+			return step{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: unknown, expired or not this caller's; make the request again"}
+		}
+		p.answer(in.answers)
+	} else {
+		caps := in.caps
+		if caps == nil {
+			caps = &mcp.ClientCapabilities{}
+		}
+		answers := in.answers
+		if len(answers) > maxInputRequests {
+			answers = nil // more than the gateway would ever ask: the backend asks
+		}
+		p = g.relay.start(ctx, in.server, key, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
+			// Answers the client gave unasked go to the backend, which
+			// takes those it recognises (SEP-2322).
+			return call(host.WithInputResponses(host.WithClientCapabilities(ctx, relayable(caps)), answers))
+		})
+	}
+	return g.relay.next(ctx, p)
 }
 
 // result turns the host's answer into the client's: refusals and failures
@@ -91,10 +130,29 @@ func (g *Gateway) result(res *mcp.CallToolResult, err error) (*mcp.CallToolResul
 	if err == nil {
 		return res, nil
 	}
+	if jerr, ok := err.(*jsonrpc.Error); ok {
+		return nil, jerr // the gateway refuses the request itself
+	}
+	if jerr := callerError(err); jerr != nil {
+		return nil, jerr
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) && res == nil {
 		return nil, err
 	}
 	return toolError(err), nil
+}
+
+// callerError is the backend's error when it is about the caller rather
+// than the call: a capability the caller did not declare (which the gateway
+// declared on its behalf). It reaches the caller as the backend sent it,
+// code and data, so that the caller learns what it must declare, as it
+// would from the backend directly; nil for any other error.
+func callerError(err error) *jsonrpc.Error {
+	var jerr *jsonrpc.Error
+	if errors.As(err, &jerr) && jerr.Code == mcp.CodeMissingRequiredClientCapabilities {
+		return jerr
+	}
+	return nil
 }
 
 func (g *Gateway) serverOf(publicName string) string {
@@ -109,24 +167,71 @@ func toolError(err error) *mcp.CallToolResult {
 }
 
 // readResource reads from the server that listed the resource (or whose
-// template matched).
+// template matched), through the relay: a backend may ask the client for
+// input before it answers.
 func (g *Gateway) readResource(serverID string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		res, err := g.h.ReadResource(ctx, serverID, req.Params.URI)
-		if err != nil {
+		uri := req.Params.URI
+		in := relayIn{what: "resources/read " + uri, server: serverID, caller: callerOf(req), caps: req.ClientCapabilities(),
+			state: req.Params.RequestState, answers: req.Params.InputResponses}
+		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
+			return g.h.ReadResource(ctx, serverID, uri)
+		})
+		switch {
+		case err != nil:
+			if jerr := callerError(err); jerr != nil {
+				return nil, jerr
+			}
 			if strings.Contains(err.Error(), "not found") {
-				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+				return nil, mcp.ResourceNotFoundError(uri)
 			}
 			return nil, err
+		case s.asks != nil:
+			res := &mcp.ReadResourceResult{InputRequests: s.asks, RequestState: s.state}
+			if olderClient(req.Session) {
+				// go-sdk's server refuses a read result without
+				// contents before it sends an older client the input
+				// requests itself; that client never sees this result.
+				res.Contents = []*mcp.ResourceContents{}
+			}
+			return res, nil
 		}
+		res, _ := s.res.(*mcp.ReadResourceResult)
 		return res, nil
 	}
 }
 
-// getPrompt renders a backend's prompt (display is "server:prompt").
+// olderClient reports whether a client speaks a protocol before 2026-07-28,
+// whose input requests go-sdk's server sends as requests of their own.
+func olderClient(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip != nil && ip.ProtocolVersion < "2026-07-28"
+}
+
+// getPrompt renders a backend's prompt (display is "server:prompt"),
+// through the relay like readResource.
 func (g *Gateway) getPrompt(display string) mcp.PromptHandler {
+	server, _, _ := strings.Cut(display, ":")
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return g.h.GetPrompt(ctx, display, req.Params.Arguments)
+		in := relayIn{what: "prompts/get " + req.Params.Name, server: server, caller: callerOf(req), caps: req.ClientCapabilities(),
+			state: req.Params.RequestState, answers: req.Params.InputResponses}
+		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
+			return g.h.GetPrompt(ctx, display, req.Params.Arguments)
+		})
+		switch {
+		case err != nil:
+			if jerr := callerError(err); jerr != nil {
+				return nil, jerr
+			}
+			return nil, err
+		case s.asks != nil:
+			return &mcp.GetPromptResult{InputRequests: s.asks, RequestState: s.state}, nil
+		}
+		res, _ := s.res.(*mcp.GetPromptResult)
+		return res, nil
 	}
 }
 

@@ -3,10 +3,8 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,21 +15,25 @@ import (
 )
 
 // Relay carries what a call needs of "the user" to the gateway client that
-// made the call: a backend's elicitation or sampling request, and a
+// made the call: a backend's elicitation, sampling or roots request, and a
 // policy's confirm decision.
 //
 // It works the way protocol 2026-07-28 asks (multi round-trip requests,
 // SEP-2322): the call runs on, waiting, while the gateway answers the
-// client's tools/call with the input requests and a request state; the
-// client answers them in a retried tools/call carrying that state, and the
-// call continues. go-sdk plays the older protocols' part (it sends the
-// requests to older clients itself), so one mechanism serves every client.
+// client's request (tools/call, prompts/get, resources/read) with the input
+// requests and a request state; the client answers them in a retried
+// request carrying that state, and the call continues. go-sdk plays the
+// older protocols' part (it sends the requests to older clients itself), so
+// one mechanism serves every client.
 //
-// A confirmation comes with the call's context, so its call is known
-// exactly. A backend's request carries no link to the call it belongs to
-// (stdio has none at all): it goes to the latest call waiting on that
-// backend — exact when one client at a time uses a backend, a best guess
-// otherwise — and is declined when there is none.
+// A confirmation, and the input requests a 2026-07-28 backend returns in
+// its result, come with the call's context, so their call is known exactly;
+// the backend's keys are kept, and the backend sees the caller's
+// capabilities, so that it asks only what the caller can answer. A request
+// an older backend sends in the middle of a call carries no link to the
+// call it belongs to (stdio has none at all): it goes to the latest call
+// waiting on that backend — exact when one client at a time uses a
+// backend, a best guess otherwise — and is declined when there is none.
 type Relay struct {
 	// logTo forwards backends' log messages (the gateway's LogMessages).
 	logTo atomic.Pointer[func(string, *mcp.LoggingMessageParams)]
@@ -59,6 +61,7 @@ func (r *Relay) HostOptions() []host.Option {
 	return []host.Option{
 		host.WithElicitationHandler(r.elicit),
 		host.WithSamplingHandler(r.sample),
+		host.WithInputHandler(r.inputs),
 		host.WithConfirmer(r.confirm),
 		host.WithLogMessages(func(server string, p *mcp.LoggingMessageParams) {
 			if fn := r.logTo.Load(); fn != nil {
@@ -82,20 +85,30 @@ func (r *Relay) HostOptions() []host.Option {
 // requests.
 const resumeWait = 2 * time.Minute
 
-// pending is one client call in flight.
+const (
+	// maxInputRequests bounds the input requests of one round.
+	maxInputRequests = 64
+	// maxKeyBytes bounds a backend's key that the client sees as it is;
+	// a longer one is replaced.
+	maxKeyBytes = 256
+)
+
+// pending is one client request in flight whose handling may ask the client
+// for input: a tools/call, prompts/get or resources/read.
 type pending struct {
 	state   string
 	backend string
 	caller  string // identity of the caller: only it may resume
+	what    string // the request ("tools/call name"): a state answers only it
 	caps    *mcp.ClientCapabilities
 	ctx     context.Context // the call's: done when it ends
 	cancel  context.CancelFunc
 
-	asks chan asked
+	asks chan []asked // what the call asks the client, a round's worth at once
 	done chan outcome
 
 	mu      sync.Mutex
-	waiting map[string]chan mcp.InputResponse
+	waiting map[string]*waiter // by the key the client sees
 }
 
 type asked struct {
@@ -103,8 +116,15 @@ type asked struct {
 	req mcp.InputRequest
 }
 
+// waiter is an input request waiting for the client's answer.
+type waiter struct {
+	req    mcp.InputRequest
+	answer chan mcp.InputResponse // buffered: one answer
+	handed bool                   // given to the client in a round
+}
+
 type outcome struct {
-	res *mcp.CallToolResult
+	res mcp.Result
 	err error
 }
 
@@ -112,17 +132,17 @@ type pendingKey struct{}
 
 func newID() string { return rand.Text() }
 
-// start runs call as a new pending call for a client.
-func (r *Relay) start(ctx context.Context, backend, caller string, caps *mcp.ClientCapabilities,
-	call func(context.Context) (*mcp.CallToolResult, error)) *pending {
+// start runs call as a new pending request of a client.
+func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *mcp.ClientCapabilities,
+	call func(context.Context) (mcp.Result, error)) *pending {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
 	}
 	// The call outlives the request that started it when it asks the
 	// client for input; it ends with its result, a cancel, or resumeWait.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.wait)
-	p := &pending{state: newID(), backend: backend, caller: caller, caps: caps, ctx: cctx, cancel: cancel,
-		asks: make(chan asked), done: make(chan outcome, 1), waiting: map[string]chan mcp.InputResponse{}}
+	p := &pending{state: newID(), backend: backend, caller: caller, what: what, caps: caps, ctx: cctx, cancel: cancel,
+		asks: make(chan []asked), done: make(chan outcome, 1), waiting: map[string]*waiter{}}
 	r.mu.Lock()
 	r.pending[p.state] = p
 	r.byBack[backend] = append(r.byBack[backend], p)
@@ -139,12 +159,13 @@ func (r *Relay) start(ctx context.Context, backend, caller string, caps *mcp.Cli
 	return p
 }
 
-// resume finds the pending call of a request state, for its caller only.
-func (r *Relay) resume(state, caller string) *pending {
+// resume finds the pending request of a request state, for its caller and
+// the same request only.
+func (r *Relay) resume(state, caller, what string) *pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.pending[state]
-	if p == nil || p.caller != caller {
+	if p == nil || p.caller != caller || p.what != what {
 		return nil
 	}
 	return p
@@ -171,46 +192,86 @@ func (r *Relay) finish(p *pending) {
 	}
 }
 
-// next waits for the call's result, or for what it asks the client: then
-// the answer to the client is the input requests and the call's state.
-func (r *Relay) next(ctx context.Context, p *pending) (*mcp.CallToolResult, error) {
-	select {
-	case o := <-p.done:
-		r.finish(p)
-		return o.res, o.err
-	case a := <-p.asks:
-		reqs := mcp.InputRequestMap{a.id: a.req}
-		// Whatever else the call asks at the same moment goes along.
-		for more := true; more; {
-			select {
-			case b := <-p.asks:
-				reqs[b.id] = b.req
-			default:
-				more = false
-			}
-		}
-		// Each round gets a state of its own: an answer to an earlier
-		// round (a replay) is refused.
-		r.mu.Lock()
-		delete(r.pending, p.state)
-		p.state = newID()
-		r.pending[p.state] = p
-		r.mu.Unlock()
-		if rs, ok := ctx.Value(roundsKey{}).(*rounds); ok {
-			rs.mu.Lock()
-			rs.calls = append(rs.calls, p)
-			rs.mu.Unlock()
-		}
-		return &mcp.CallToolResult{InputRequests: reqs, RequestState: p.state}, nil
-	case <-ctx.Done():
-		// The client gave up on the call (cancelled it, or went away).
-		r.finish(p)
-		return nil, ctx.Err()
-	}
+// step is what a client's request gets: the call's result, or input
+// requests with the state to answer them under.
+type step struct {
+	res   mcp.Result
+	asks  mcp.InputRequestMap
+	state string
 }
 
-// rounds records, for one tools/call request, the calls whose input
-// requests were handed out while serving it.
+// next waits for the call's result, or for what it asks the client. Input
+// requests the client was given and left unanswered go out again at once
+// (SEP-2322: re-request what is missing), with whatever else is asked.
+func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
+	reqs := p.unanswered()
+	if len(reqs) == 0 {
+		select {
+		case o := <-p.done:
+			r.finish(p)
+			return step{res: o.res}, o.err
+		case batch := <-p.asks:
+			reqs = mcp.InputRequestMap{}
+			for _, a := range batch {
+				reqs[a.id] = a.req
+			}
+		case <-ctx.Done():
+			// The client gave up on the call (cancelled it, or went away).
+			r.finish(p)
+			return step{}, ctx.Err()
+		}
+	}
+	// Whatever else the call asks at the same moment goes along.
+	for more := true; more; {
+		select {
+		case batch := <-p.asks:
+			for _, a := range batch {
+				reqs[a.id] = a.req
+			}
+		default:
+			more = false
+		}
+	}
+	p.mu.Lock()
+	for id := range reqs {
+		if w := p.waiting[id]; w != nil {
+			w.handed = true
+		}
+	}
+	p.mu.Unlock()
+	// Each round gets a state of its own: an answer to an earlier round (a
+	// replay) is refused.
+	r.mu.Lock()
+	delete(r.pending, p.state)
+	p.state = newID()
+	r.pending[p.state] = p
+	r.mu.Unlock()
+	if rs, ok := ctx.Value(roundsKey{}).(*rounds); ok {
+		rs.mu.Lock()
+		rs.calls = append(rs.calls, p)
+		rs.mu.Unlock()
+	}
+	return step{asks: reqs, state: p.state}, nil
+}
+
+// unanswered are the input requests handed to the client and not answered.
+func (p *pending) unanswered() mcp.InputRequestMap {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var reqs mcp.InputRequestMap
+	for id, w := range p.waiting {
+		if w.handed {
+			if reqs == nil {
+				reqs = mcp.InputRequestMap{}
+			}
+			reqs[id] = w.req
+		}
+	}
+	return reqs
+}
+
+// rounds records, for one client request, the calls whose input requests
+// were handed out while serving it.
 type rounds struct {
 	mu    sync.Mutex
 	calls []*pending
@@ -220,20 +281,22 @@ type roundsKey struct{}
 
 // endUnanswered ends a call whose input requests will never be answered.
 // For a client older than 2026-07-28, go-sdk fulfils the input requests
-// itself (it sends them as requests of their own) and calls the tool again
-// with the answers, all within one tools/call; when that fails (the
-// client refuses, goes away, answers nonsense) the call would wait for
+// itself (it sends them as requests of their own) and makes the request
+// again with the answers, all within one client request; when that fails
+// (the client refuses, goes away, answers nonsense) the call would wait for
 // resumeWait, and its backend's next requests would look like another
 // caller's. So: the request over without input requests to answer later,
 // every call that asked something in it ends now.
 func (r *Relay) endUnanswered(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
+		switch method {
+		case "tools/call", "prompts/get", "resources/read":
+		default:
 			return next(ctx, method, req)
 		}
 		rs := &rounds{}
 		res, err := next(context.WithValue(ctx, roundsKey{}, rs), method, req)
-		if tr, ok := res.(*mcp.CallToolResult); ok && err == nil && len(tr.InputRequests) > 0 {
+		if err == nil && asksClient(res) {
 			return res, err // the client answers in a request of its own
 		}
 		rs.mu.Lock()
@@ -245,45 +308,95 @@ func (r *Relay) endUnanswered(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// answer delivers the client's responses to the waiting askers.
+// asksClient reports whether a result hands input requests to the client.
+func asksClient(res mcp.Result) bool {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		return r != nil && len(r.InputRequests) > 0
+	case *mcp.GetPromptResult:
+		return r != nil && len(r.InputRequests) > 0
+	case *mcp.ReadResourceResult:
+		return r != nil && len(r.InputRequests) > 0
+	}
+	return false
+}
+
+// answer delivers the client's responses to the waiting askers; an answer
+// to a request the client was not given is ignored.
 func (p *pending) answer(responses mcp.InputResponseMap) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id, resp := range responses {
-		if ch, ok := p.waiting[id]; ok {
+		if w, ok := p.waiting[id]; ok && w.handed {
 			delete(p.waiting, id)
-			ch <- resp
+			w.answer <- resp // buffered, and removed: never blocks
 		}
 	}
 }
 
-// ask puts an input request to the call's client and waits for the answer.
+// ask puts one input request to the call's client and waits for the answer.
 func (p *pending) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
-	id := newID()
-	ch := make(chan mcp.InputResponse, 1)
+	answers, err := p.askAll(ctx, mcp.InputRequestMap{newID(): req}, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range answers {
+		return a, nil
+	}
+	return nil, errors.New("no answer")
+}
+
+// askAll puts input requests to the call's client in one round and waits
+// for all the answers, returned under the keys of reqs. With keepKeys the
+// client sees those keys (a backend's own, which it may show or log), unless
+// one is taken by another request of the call or too long: then a key of
+// the gateway's, mapped back here.
+func (p *pending) askAll(ctx context.Context, reqs mcp.InputRequestMap, keepKeys bool) (mcp.InputResponseMap, error) {
+	if len(reqs) > maxInputRequests {
+		return nil, fmt.Errorf("%d input requests at once (at most %d)", len(reqs), maxInputRequests)
+	}
+	keys := make(map[string]string, len(reqs)) // the client's key → reqs's
+	mine := make(map[string]*waiter, len(reqs))
+	batch := make([]asked, 0, len(reqs))
 	p.mu.Lock()
-	p.waiting[id] = ch
+	for key, req := range reqs {
+		id := key
+		if _, taken := p.waiting[id]; !keepKeys || taken || id == "" || len(id) > maxKeyBytes {
+			id = newID()
+		}
+		w := &waiter{req: req, answer: make(chan mcp.InputResponse, 1)}
+		p.waiting[id], mine[id] = w, w
+		keys[id] = key
+		batch = append(batch, asked{id, req})
+	}
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
-		delete(p.waiting, id)
+		for id := range keys {
+			delete(p.waiting, id)
+		}
 		p.mu.Unlock()
 	}()
+	ended := errors.New("the call this request belongs to has ended")
 	select {
-	case p.asks <- asked{id, req}:
+	case p.asks <- batch:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.ctx.Done():
-		return nil, errors.New("the call this request belongs to has ended")
+		return nil, ended
 	}
-	select {
-	case resp := <-ch:
-		return resp, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-p.ctx.Done():
-		return nil, errors.New("the call this request belongs to has ended")
+	out := make(mcp.InputResponseMap, len(keys))
+	for id, key := range keys {
+		select {
+		case resp := <-mine[id].answer:
+			out[key] = resp
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-p.ctx.Done():
+			return nil, ended
+		}
 	}
+	return out, nil
 }
 
 // latest is the call waiting on backend that a backend's request belongs
@@ -307,127 +420,14 @@ func (r *Relay) latest(backend string) *pending {
 	return found
 }
 
-// callOf is the pending call of ctx (a confirmation), else the latest one
-// on backend.
+// callOf is the pending call of ctx (a confirmation), else the latest one on
+// backend (a backend's request in the middle of a call, which carries no
+// link to it).
 func (r *Relay) callOf(ctx context.Context, backend string) *pending {
 	if p, ok := ctx.Value(pendingKey{}).(*pending); ok {
 		return p
 	}
 	return r.latest(backend)
-}
-
-func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	p := r.callOf(ctx, server)
-	if p == nil || p.caps.Elicitation == nil {
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	resp, err := p.ask(ctx, sdkAcceptedForm(params))
-	if err != nil {
-		return nil, err
-	}
-	res, ok := resp.(*mcp.ElicitResult)
-	if !ok {
-		return nil, fmt.Errorf("the client answered an elicitation with %T", resp)
-	}
-	return res, nil
-}
-
-// sdkAcceptedForm returns params with a form go-sdk's server accepts: it
-// checks an accepted answer against the form and refuses a titled
-// multi-select whose items carry "type": "string" beside anyOf (which the
-// host allows, as the specification does). Dropping that type changes
-// nothing a client may answer, since every choice is a string const.
-func sdkAcceptedForm(params *mcp.ElicitParams) *mcp.ElicitParams {
-	form, ok := params.RequestedSchema.(map[string]any)
-	if !ok {
-		return params
-	}
-	props, _ := form["properties"].(map[string]any)
-	var changed map[string]any
-	for name, prop := range props {
-		p, _ := prop.(map[string]any)
-		items, _ := p["items"].(map[string]any)
-		if p["type"] != "array" || items["type"] != "string" || items["anyOf"] == nil {
-			continue
-		}
-		if changed == nil {
-			changed = maps.Clone(props)
-		}
-		p, items = maps.Clone(p), maps.Clone(items)
-		delete(items, "type")
-		p["items"] = items
-		changed[name] = p
-	}
-	if changed == nil {
-		return params
-	}
-	form = maps.Clone(form)
-	form["properties"] = changed
-	out := *params
-	out.RequestedSchema = form
-	return &out
-}
-
-func (r *Relay) sample(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	p := r.callOf(ctx, server)
-	if p == nil || p.caps.Sampling == nil {
-		return nil, fmt.Errorf("server %q asked for sampling, and no client of the gateway that could answer is waiting for it", server)
-	}
-	resp, err := p.ask(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	switch res := resp.(type) {
-	case *mcp.CreateMessageResult:
-		return res, nil
-	case *mcp.CreateMessageWithToolsResult:
-		data, err := json.Marshal(res)
-		if err != nil {
-			return nil, err
-		}
-		var out mcp.CreateMessageResult
-		if err := json.Unmarshal(data, &out); err != nil {
-			return nil, errors.New("the client's sampling answer has content a backend without tools cannot take")
-		}
-		return &out, nil
-	}
-	return nil, fmt.Errorf("the client answered a sampling request with %T", resp)
-}
-
-// confirm asks the calling client to approve a call a policy wants
-// confirmed, as an elicitation; a client that cannot elicit gets a denial.
-func (r *Relay) confirm(ctx context.Context, req host.ConfirmRequest) (bool, error) {
-	p, _ := ctx.Value(pendingKey{}).(*pending)
-	if p == nil || p.caps.Elicitation == nil {
-		return false, nil
-	}
-	args, _ := json.Marshal(req.Arguments)
-	if len(args) > 2000 {
-		args = append(args[:2000], []byte("…")...)
-	}
-	msg := fmt.Sprintf("Policy %s asks you to confirm the call of %s (server %s) with arguments %s", req.Stage, req.Name, req.Server, args)
-	if req.Reason != "" {
-		msg += ": " + req.Reason
-	}
-	resp, err := p.ask(ctx, &mcp.ElicitParams{
-		Message: msg,
-		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"confirm": map[string]any{"type": "boolean", "title": "Run this call", "default": false},
-			},
-			"required": []string{"confirm"},
-		},
-	})
-	if err != nil {
-		return false, fmt.Errorf("asking the client to confirm: %w", err)
-	}
-	res, ok := resp.(*mcp.ElicitResult)
-	if !ok || res.Action != "accept" {
-		return false, nil
-	}
-	yes, _ := res.Content["confirm"].(bool)
-	return yes, nil
 }
 
 // waitIdle waits until no call is in flight (true), or ctx ends (false).

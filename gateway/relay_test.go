@@ -16,13 +16,13 @@ func TestRelayDeclinesAmbiguousRequests(t *testing.T) {
 	r := NewRelay()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	block := func(ctx context.Context) (*mcp.CallToolResult, error) { <-ctx.Done(); return nil, ctx.Err() }
-	a := r.start(ctx, "b", "alice\x00s1", elicitCaps, block)
+	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
+	a := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
 	defer r.finish(a)
 	if r.latest("b") != a {
 		t.Fatal("one caller's call: the request goes to it")
 	}
-	bob := r.start(ctx, "b", "bob\x00s2", elicitCaps, block)
+	bob := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
 	defer r.finish(bob)
 	res, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "alice's secret question"})
 	if err != nil || res.Action != "decline" {
@@ -36,12 +36,12 @@ func TestRelayForgetsAbandonedCalls(t *testing.T) {
 	r := NewRelay()
 	r.wait = 50 * time.Millisecond
 	ctx := context.Background()
-	p := r.start(ctx, "b", "alice\x00s1", elicitCaps, func(ctx context.Context) (*mcp.CallToolResult, error) {
+	p := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		_, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "still there?"})
 		return nil, err
 	})
 	res, err := r.next(ctx, p)
-	if err != nil || len(res.InputRequests) != 1 {
+	if err != nil || len(res.asks) != 1 {
 		t.Fatalf("first round: %+v %v", res, err)
 	}
 	// The client goes away without answering.
@@ -52,5 +52,56 @@ func TestRelayForgetsAbandonedCalls(t *testing.T) {
 	}
 	if r.latest("b") != nil {
 		t.Fatal("an ended call still takes backends' requests")
+	}
+}
+
+// Two input requests of one call under the same backend key reach the
+// client under distinct keys, and each answer goes back to its asker.
+func TestRelayKeepsKeysApart(t *testing.T) {
+	r := NewRelay()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan string, 2)
+	p := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+		for _, msg := range []string{"first", "second"} {
+			go func() {
+				answers, err := r.inputs(ctx, "b", mcp.InputRequestMap{"k": &mcp.ElicitParams{Message: msg}})
+				if err != nil {
+					got <- err.Error()
+					return
+				}
+				got <- msg + "=" + answers["k"].(*mcp.ElicitResult).Action
+			}()
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	defer r.finish(p)
+	asks := mcp.InputRequestMap{}
+	for len(asks) < 2 {
+		s, err := r.next(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, req := range s.asks {
+			asks[id] = req
+		}
+		if len(asks) < 2 {
+			time.Sleep(time.Millisecond) // the other asker is on its way
+		}
+	}
+	if _, ok := asks["k"]; !ok {
+		t.Fatalf("keys %v: want the backend's key for one of them", asks)
+	}
+	answers := mcp.InputResponseMap{}
+	for id, req := range asks {
+		answers[id] = &mcp.ElicitResult{Action: map[string]string{"first": "accept", "second": "decline"}[req.(*mcp.ElicitParams).Message]}
+	}
+	p.answer(answers)
+	want := map[string]bool{"first=accept": true, "second=decline": true}
+	for range 2 {
+		if g := <-got; !want[g] {
+			t.Fatalf("an asker got %q", g)
+		}
 	}
 }

@@ -135,7 +135,7 @@ func benchVariants(b *testing.B, variant string) benchCaller {
 	case "bare":
 		return benchSession(b, &mcp.CommandTransport{Command: exec.Command(hosttest.BuildTestServer(b))}, version)
 	case "transport":
-		tr, err := transports.New(benchServerConfig(b), transports.Options{})
+		tr, err := transports.New(transports.Spec{ID: "bench", Kind: transports.KindStdio, Command: hosttest.BuildTestServer(b)}, transports.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

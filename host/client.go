@@ -62,11 +62,15 @@ func (h *Host) newClient(s *server) *mcp.Client {
 			return fn(ctx, id, req.Params)
 		}
 	}
+	if h.opts.inputs != nil {
+		// inputRounds answers input requests whole, with their keys.
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.clientName, Version: Version}, opts)
 	if len(h.opts.roots) > 0 {
 		c.AddRoots(h.opts.roots...)
 	}
-	c.AddSendingMiddleware(h.boundDiscoverProbe)
+	c.AddSendingMiddleware(h.boundDiscoverProbe, h.inputRounds(id))
 	if opts.ElicitationHandler != nil {
 		c.AddReceivingMiddleware(elicitReceiver(opts.ElicitationHandler))
 	}
@@ -89,11 +93,16 @@ func (h *Host) boundDiscoverProbe(next mcp.MethodHandler) mcp.MethodHandler {
 
 // newTransport turns the server's config into a go-sdk transport.
 func (s *server) newTransport() (mcp.Transport, error) {
+	// transports knows nothing of config entries, so refusing an invalid one
+	// is the host's job.
+	if s.cfg.Err != nil {
+		return nil, fmt.Errorf("host: server %q: invalid config: %w", s.cfg.ID, s.cfg.Err)
+	}
 	creds, err := s.credentials()
 	if err != nil {
 		return nil, err
 	}
-	return transports.New(s.cfg, transports.Options{
+	return transports.New(transportSpec(s.cfg), transports.Options{
 		Logger:       s.log,
 		HTTPClient:   s.h.opts.httpClient,
 		Server:       s.inproc,
@@ -101,6 +110,23 @@ func (s *server) newTransport() (mcp.Transport, error) {
 		HeaderFunc:   creds.Header,
 		OAuthHandler: creds.OAuth,
 	})
+}
+
+// transportSpec is what transports needs of a config entry. Kind and the
+// default message limit are spelled the same on both sides (a test holds them
+// together), so they pass through unchanged.
+func transportSpec(sc *config.Server) transports.Spec {
+	return transports.Spec{
+		ID:              sc.ID,
+		Kind:            sc.Transport,
+		Command:         sc.Command,
+		Args:            sc.Args,
+		Env:             sc.Env,
+		Cwd:             sc.Cwd,
+		URL:             sc.URL,
+		Headers:         sc.Headers,
+		MaxMessageBytes: sc.MaxMessageBytes,
+	}
 }
 
 // credentials are the server's auth (authn.New), made once per server so

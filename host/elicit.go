@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,34 +26,64 @@ func elicitReceiver(handler func(context.Context, *mcp.ElicitRequest) (*mcp.Elic
 			if method != methodElicit || !ok || er.Params == nil {
 				return next(ctx, method, req)
 			}
-			mode := er.Params.Mode
-			if mode != "" && mode != "form" {
+			if mode := er.Params.Mode; mode != "" && mode != "form" {
 				return next(ctx, method, req) // url mode has no form to check
 			}
-			if er.Params.URL != "" {
-				return nil, invalidParams("URL must not be set for form elicitation")
-			}
-			schema, err := elicitform.Check(er.Params.RequestedSchema)
+			form, err := checkElicitParams(er.Params)
 			if err != nil {
-				return nil, invalidParams(err.Error())
+				return nil, err
 			}
 			res, err := handler(ctx, er)
-			if err != nil || res == nil || res.Action != "accept" || schema == nil || res.Content == nil {
+			if err != nil || res == nil {
 				return res, err
 			}
-			resolved, err := schema.Resolve(nil)
-			if err != nil {
-				return nil, invalidParams("requested schema: " + err.Error())
-			}
-			if err := resolved.Validate(res.Content); err != nil {
-				return nil, invalidParams("the answer does not match the requested schema: " + err.Error())
-			}
-			if err := resolved.ApplyDefaults(&res.Content); err != nil {
-				return nil, invalidParams("requested schema defaults: " + err.Error())
+			if err := form.checkAnswer(res); err != nil {
+				return nil, err
 			}
 			return res, nil
 		}
 	}
+}
+
+// elicitForm is the checked form of a form-mode elicitation (nil: url mode,
+// or no form).
+type elicitForm struct{ schema *jsonschema.Schema }
+
+// checkElicitParams checks an elicitation by the specification's rules.
+func checkElicitParams(p *mcp.ElicitParams) (*elicitForm, error) {
+	if p.Mode != "" && p.Mode != "form" {
+		return nil, nil
+	}
+	if p.URL != "" {
+		return nil, invalidParams("URL must not be set for form elicitation")
+	}
+	schema, err := elicitform.Check(p.RequestedSchema)
+	if err != nil {
+		return nil, invalidParams(err.Error())
+	}
+	if schema == nil {
+		return nil, nil
+	}
+	return &elicitForm{schema}, nil
+}
+
+// checkAnswer checks an accepted answer against the form before the server
+// sees it, and fills in the form's defaults.
+func (f *elicitForm) checkAnswer(res *mcp.ElicitResult) error {
+	if f == nil || res == nil || res.Action != "accept" || res.Content == nil {
+		return nil
+	}
+	resolved, err := f.schema.Resolve(nil)
+	if err != nil {
+		return invalidParams("requested schema: " + err.Error())
+	}
+	if err := resolved.Validate(res.Content); err != nil {
+		return invalidParams("the answer does not match the requested schema: " + err.Error())
+	}
+	if err := resolved.ApplyDefaults(&res.Content); err != nil {
+		return invalidParams("requested schema defaults: " + err.Error())
+	}
+	return nil
 }
 
 func invalidParams(msg string) error {

@@ -34,6 +34,7 @@ type options struct {
 	clientName      string
 	elicit          ElicitationHandler
 	sample          SamplingHandler
+	inputs          InputHandler
 	roots           []*mcp.Root
 	inProcess       []inProcessServer
 	httpClient      *http.Client

@@ -22,7 +22,7 @@ import (
 func TestStdioDaemonIsEnded(t *testing.T) {
 	transports.BecomeSubreaper() // as the mcphost command does
 	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
-	tr := newStdio(t, stdioConfig(t, "daemonizer", "-daemonize", pidFile), fastClose)
+	tr := newStdio(t, stdioSpec(t, "daemonizer", "-daemonize", pidFile), fastClose)
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcphost/mcphost/host/config"
 )
 
 // HeaderRoundTripper adds headers to the requests it sends. mcphost uses it
@@ -127,7 +125,7 @@ func (b *base) checkURL(raw string, schemes ...string) (*url.URL, error) {
 // httpClient builds the client for one server: the configured headers on
 // top of the base transport and, for sse/http, the message size limit on
 // response bodies.
-func (b *base) httpClient(s *config.Server, u *url.URL, opts Options, limitBodies bool) *http.Client {
+func (b *base) httpClient(s *Spec, u *url.URL, opts Options, limitBodies bool) *http.Client {
 	var c http.Client
 	if opts.HTTPClient != nil {
 		c = *opts.HTTPClient
@@ -222,7 +220,7 @@ type HTTPTransport struct {
 	client *http.Client
 }
 
-func newStreamable(s *config.Server, opts Options) (*HTTPTransport, error) {
+func newStreamable(s *Spec, opts Options) (*HTTPTransport, error) {
 	t := &HTTPTransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {
@@ -256,7 +254,7 @@ type SSETransport struct {
 	client *http.Client
 }
 
-func newSSE(s *config.Server, opts Options) (*SSETransport, error) {
+func newSSE(s *Spec, opts Options) (*SSETransport, error) {
 	t := &SSETransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"net"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcphost/mcphost/host/config"
 )
 
 // InProcessTransport connects to a Go *mcp.Server running in this process.
@@ -16,7 +14,7 @@ type InProcessTransport struct {
 	server *mcp.Server
 }
 
-func newInProcess(s *config.Server, opts Options) (*InProcessTransport, error) {
+func newInProcess(s *Spec, opts Options) (*InProcessTransport, error) {
 	t := &InProcessTransport{base: newBase(s, opts), server: opts.Server}
 	if t.server == nil {
 		return nil, t.errorf("no server given (Options.Server)")

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -73,7 +72,7 @@ func TestOAuthOnEveryHTTPTransport(t *testing.T) {
 			want.Store("tok-1")
 			url := k.serve(t, hosttest.NewEchoServer(), bearerGate(&want))
 			h := &fakeOAuth{}
-			s := remoteConfig(k.transport, url)
+			s := remoteSpec(k.transport, url)
 			cs := connect(t, newTransport(t, s, transports.Options{OAuthHandler: h}), nil)
 			defer cs.Close()
 			if got := mustCall(t, cs, "echo", map[string]any{"text": "authorized"}); got != "authorized" {
@@ -95,7 +94,7 @@ func TestOAuthFailureIsReported(t *testing.T) {
 			want.Store("never")
 			url := k.serve(t, hosttest.NewEchoServer(), bearerGate(&want))
 			reason := errors.New("no stored login for this test")
-			tr := newTransport(t, remoteConfig(k.transport, url), transports.Options{OAuthHandler: &fakeOAuth{fail: reason}})
+			tr := newTransport(t, remoteSpec(k.transport, url), transports.Options{OAuthHandler: &fakeOAuth{fail: reason}})
 			if _, err := connectErr(t, tr, nil); err == nil {
 				t.Fatal("connect succeeded without authorization")
 			}
@@ -130,7 +129,7 @@ func TestOAuthPlainForbiddenIsNotResent(t *testing.T) {
 	}
 	url := hosttest.ServeHTTP(t, hosttest.NewEchoServer(), gate)
 	h := &fakeOAuth{n: 1}
-	cs := connect(t, newTransport(t, remoteConfig(config.TransportHTTP, url), transports.Options{OAuthHandler: h}), nil)
+	cs := connect(t, newTransport(t, remoteSpec(transports.KindHTTP, url), transports.Options{OAuthHandler: h}), nil)
 	defer cs.Close()
 	if _, err := callText(t, cs, "echo", map[string]any{"text": "x"}); err == nil {
 		t.Fatal("a forbidden call succeeded")

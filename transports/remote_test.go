@@ -13,7 +13,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -54,21 +53,21 @@ type remoteKind struct {
 }
 
 var remoteKinds = []remoteKind{
-	{config.TransportHTTP, hosttest.ServeHTTP},
-	{config.TransportSSE, hosttest.ServeSSE},
-	{config.TransportWebSocket, hosttest.ServeWebSocket},
+	{transports.KindHTTP, hosttest.ServeHTTP},
+	{transports.KindSSE, hosttest.ServeSSE},
+	{transports.KindWebSocket, hosttest.ServeWebSocket},
 }
 
-func remoteConfig(kind, url string) *config.Server {
-	return &config.Server{
-		ID:        "remote",
-		Transport: kind,
-		URL:       url,
-		Headers:   map[string]string{"X-Test-Token": secret},
+func remoteSpec(kind, url string) transports.Spec {
+	return transports.Spec{
+		ID:      "remote",
+		Kind:    kind,
+		URL:     url,
+		Headers: map[string]string{"X-Test-Token": secret},
 	}
 }
 
-func newTransport(t *testing.T, s *config.Server, opts transports.Options) mcp.Transport {
+func newTransport(t *testing.T, s transports.Spec, opts transports.Options) mcp.Transport {
 	t.Helper()
 	tr, err := transports.New(s, opts)
 	if err != nil {
@@ -82,7 +81,7 @@ func TestRemoteConnectListCallHeaders(t *testing.T) {
 		t.Run(k.transport, func(t *testing.T) {
 			rec := &headerRecorder{}
 			url := k.serve(t, hosttest.NewEchoServer(), rec.wrap)
-			cs := connect(t, newTransport(t, remoteConfig(k.transport, url), transports.Options{}), nil)
+			cs := connect(t, newTransport(t, remoteSpec(k.transport, url), transports.Options{}), nil)
 			if names := toolNames(t, cs); !contains(names, "echo") || !contains(names, "add") {
 				t.Errorf("tools = %v", names)
 			}
@@ -110,7 +109,7 @@ func TestRemoteErrorsDoNotLeakHeaders(t *testing.T) {
 		t.Run(k.transport, func(t *testing.T) {
 			rec := &headerRecorder{refuse: true}
 			url := k.serve(t, hosttest.NewEchoServer(), rec.wrap)
-			_, err := connectErr(t, newTransport(t, remoteConfig(k.transport, url), transports.Options{}), nil)
+			_, err := connectErr(t, newTransport(t, remoteSpec(k.transport, url), transports.Options{}), nil)
 			if err == nil {
 				t.Fatal("connect succeeded against a server refusing everything")
 			}
@@ -128,7 +127,7 @@ func TestRemoteMessageTooLarge(t *testing.T) {
 	for _, k := range remoteKinds {
 		t.Run(k.transport, func(t *testing.T) {
 			url := k.serve(t, hosttest.NewEchoServer())
-			s := remoteConfig(k.transport, url)
+			s := remoteSpec(k.transport, url)
 			s.MaxMessageBytes = 4096
 			cs := connect(t, newTransport(t, s, transports.Options{}), nil)
 			if got := mustCall(t, cs, "big", map[string]any{"n": 1000}); len(got) != 1000 {
@@ -153,7 +152,7 @@ func TestHTTPJSONResponseTooLarge(t *testing.T) {
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	s := remoteConfig(config.TransportHTTP, ts.URL)
+	s := remoteSpec(transports.KindHTTP, ts.URL)
 	s.MaxMessageBytes = 4096
 	cs := connect(t, newTransport(t, s, transports.Options{}), nil)
 	_, err := callText(t, cs, "big", map[string]any{"n": 200000})
@@ -169,7 +168,7 @@ func TestHTTPJSONResponseTooLarge(t *testing.T) {
 // must survive the end of a connect deadline.
 func TestSSESurvivesConnectContext(t *testing.T) {
 	url := hosttest.ServeSSE(t, hosttest.NewEchoServer())
-	tr := newTransport(t, remoteConfig(config.TransportSSE, url), transports.Options{})
+	tr := newTransport(t, remoteSpec(transports.KindSSE, url), transports.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
@@ -193,7 +192,7 @@ func TestSSEConnectContextStillBoundsConnect(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	tr := newTransport(t, remoteConfig(config.TransportSSE, ts.URL), transports.Options{})
+	tr := newTransport(t, remoteSpec(transports.KindSSE, ts.URL), transports.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -250,7 +249,7 @@ func TestWebSocketClientRefusesServerWithoutSubprotocol(t *testing.T) {
 		c.CloseNow()
 	}))
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	tr := newTransport(t, remoteConfig(config.TransportWebSocket, "ws"+strings.TrimPrefix(ts.URL, "http")), transports.Options{})
+	tr := newTransport(t, remoteSpec(transports.KindWebSocket, "ws"+strings.TrimPrefix(ts.URL, "http")), transports.Options{})
 	_, err := tr.Connect(testCtx(t))
 	if err == nil || !strings.Contains(err.Error(), `did not accept the "mcp" subprotocol`) {
 		t.Errorf("err = %v", err)
@@ -294,7 +293,7 @@ func TestWebSocketPeerClose(t *testing.T) {
 	h := transports.NewWebSocketHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	tr := newTransport(t, remoteConfig(config.TransportWebSocket, "ws"+strings.TrimPrefix(ts.URL, "http")), transports.Options{})
+	tr := newTransport(t, remoteSpec(transports.KindWebSocket, "ws"+strings.TrimPrefix(ts.URL, "http")), transports.Options{})
 	conn, err := tr.Connect(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +325,7 @@ func TestWebSocketHandlerRefusesRebinding(t *testing.T) {
 }
 
 func TestInProcess(t *testing.T) {
-	tr := newTransport(t, &config.Server{ID: "mem", Transport: config.TransportInProcess},
+	tr := newTransport(t, transports.Spec{ID: "mem", Kind: transports.KindInProcess},
 		transports.Options{Server: hosttest.NewEchoServer()})
 	for i := range 2 {
 		cs := connect(t, tr, nil)
@@ -337,13 +336,13 @@ func TestInProcess(t *testing.T) {
 			t.Errorf("close: %v", err)
 		}
 	}
-	if _, err := transports.New(&config.Server{ID: "mem", Transport: config.TransportInProcess}, transports.Options{}); err == nil {
+	if _, err := transports.New(transports.Spec{ID: "mem", Kind: transports.KindInProcess}, transports.Options{}); err == nil {
 		t.Error("New accepted an inprocess server without Options.Server")
 	}
 }
 
 func TestInProcessMessageTooLarge(t *testing.T) {
-	tr := newTransport(t, &config.Server{ID: "mem", Transport: config.TransportInProcess, MaxMessageBytes: 4096},
+	tr := newTransport(t, transports.Spec{ID: "mem", Kind: transports.KindInProcess, MaxMessageBytes: 4096},
 		transports.Options{Server: hosttest.NewEchoServer()})
 	cs := connect(t, tr, nil)
 	_, err := callText(t, cs, "big", map[string]any{"n": 100000})
@@ -356,14 +355,13 @@ func TestInProcessMessageTooLarge(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	for _, s := range []*config.Server{
-		{ID: "a", Transport: "carrier-pigeon"},
+	for _, s := range []transports.Spec{
+		{ID: "a", Kind: "carrier-pigeon"},
 		{ID: "b"},
-		{ID: "c", Transport: config.TransportHTTP},
-		{ID: "d", Transport: config.TransportHTTP, URL: "ftp://x/"},
-		{ID: "e", Transport: config.TransportWebSocket, URL: "ws://"},
-		{ID: "f", Transport: config.TransportSSE, URL: "http://h/%zz?token=" + secret},
-		{ID: "g", Transport: config.TransportStdio, Command: "x", Err: errors.New("bad entry")},
+		{ID: "c", Kind: transports.KindHTTP},
+		{ID: "d", Kind: transports.KindHTTP, URL: "ftp://x/"},
+		{ID: "e", Kind: transports.KindWebSocket, URL: "ws://"},
+		{ID: "f", Kind: transports.KindSSE, URL: "http://h/%zz?token=" + secret},
 	} {
 		tr, err := transports.New(s, transports.Options{})
 		if err == nil || tr != nil {
@@ -436,7 +434,7 @@ func TestOptionsHeaderFunc(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	tr := newTransport(t, &config.Server{ID: "auth", Transport: config.TransportHTTP, URL: url}, transports.Options{
+	tr := newTransport(t, transports.Spec{ID: "auth", Kind: transports.KindHTTP, URL: url}, transports.Options{
 		HeaderFunc: func(*http.Request) (http.Header, error) {
 			return http.Header{"Authorization": {"Bearer t0k"}}, nil
 		},

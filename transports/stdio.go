@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcphost/mcphost/host/config"
 )
 
 // StdioTransport runs a server as a child process and speaks newline-delimited
@@ -54,7 +52,7 @@ const (
 	pollInterval = 20 * time.Millisecond  // while waiting for a process group to empty
 )
 
-func newStdio(s *config.Server, opts Options) (*StdioTransport, error) {
+func newStdio(s *Spec, opts Options) (*StdioTransport, error) {
 	t := &StdioTransport{
 		base:       newBase(s, opts),
 		command:    s.Command,
@@ -265,7 +263,7 @@ func mergeEnv(environ []string, over map[string]string) []string {
 }
 
 // lookPath finds command like a shell would, but in the server's PATH when
-// its config sets one (a PATH pointing at a node version manager is common).
+// its Env sets one (a PATH pointing at a node version manager is common).
 func lookPath(command string, env map[string]string) (string, error) {
 	pathEnv, ok := env["PATH"]
 	if !ok || strings.ContainsRune(command, filepath.Separator) {

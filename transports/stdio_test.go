@@ -20,17 +20,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/transports"
 )
 
-func stdioConfig(t *testing.T, id string, args ...string) *config.Server {
-	return &config.Server{
-		ID:        id,
-		Transport: config.TransportStdio,
-		Command:   hosttest.BuildTestServer(t),
-		Args:      args,
+func stdioSpec(t *testing.T, id string, args ...string) transports.Spec {
+	return transports.Spec{
+		ID:      id,
+		Kind:    transports.KindStdio,
+		Command: hosttest.BuildTestServer(t),
+		Args:    args,
 	}
 }
 
@@ -38,7 +37,7 @@ func stdioConfig(t *testing.T, id string, args ...string) *config.Server {
 // depends on these values.
 var fastClose = transports.Options{StdinGrace: 200 * time.Millisecond, TermGrace: 500 * time.Millisecond}
 
-func newStdio(t *testing.T, s *config.Server, opts transports.Options) *transports.StdioTransport {
+func newStdio(t *testing.T, s transports.Spec, opts transports.Options) *transports.StdioTransport {
 	t.Helper()
 	tr, err := transports.New(s, opts)
 	if err != nil {
@@ -52,7 +51,7 @@ func newStdio(t *testing.T, s *config.Server, opts transports.Options) *transpor
 }
 
 func TestStdioConnectListCall(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "test"), transports.Options{})
+	tr := newStdio(t, stdioSpec(t, "test"), transports.Options{})
 	cs := connect(t, tr, nil)
 	if got := cs.InitializeResult().ServerInfo.Name; got != "testserver" {
 		t.Errorf("server name = %q", got)
@@ -82,7 +81,7 @@ func TestStdioEnvMergedAndCwd(t *testing.T) {
 	t.Setenv("MCPHOST_TEST_INHERITED", "from-host")
 	t.Setenv("MCPHOST_TEST_OVERRIDDEN", "from-host")
 	dir := t.TempDir()
-	s := stdioConfig(t, "env")
+	s := stdioSpec(t, "env")
 	s.Env = map[string]string{"MCPHOST_TEST_OVERRIDDEN": "from-config", "MCPHOST_TEST_NEW": "new"}
 	s.Cwd = dir
 	cs := connect(t, newStdio(t, s, transports.Options{}), nil)
@@ -105,11 +104,11 @@ func TestStdioEnvMergedAndCwd(t *testing.T) {
 
 func TestStdioConfigPATHUsedForLookup(t *testing.T) {
 	bin := hosttest.BuildTestServer(t)
-	s := &config.Server{
-		ID:        "path",
-		Transport: config.TransportStdio,
-		Command:   filepath.Base(bin),
-		Env:       map[string]string{"PATH": filepath.Dir(bin)},
+	s := transports.Spec{
+		ID:      "path",
+		Kind:    transports.KindStdio,
+		Command: filepath.Base(bin),
+		Env:     map[string]string{"PATH": filepath.Dir(bin)},
 	}
 	cs := connect(t, newStdio(t, s, transports.Options{}), nil)
 	if got := mustCall(t, cs, "echo", map[string]any{"text": "x"}); got != "x" {
@@ -118,11 +117,11 @@ func TestStdioConfigPATHUsedForLookup(t *testing.T) {
 }
 
 func TestStdioStartErrors(t *testing.T) {
-	s := &config.Server{
-		ID:        "github",
-		Transport: config.TransportStdio,
-		Command:   "mcphost-no-such-command",
-		Env:       map[string]string{"TOKEN": "env-secret-value"},
+	s := transports.Spec{
+		ID:      "github",
+		Kind:    transports.KindStdio,
+		Command: "mcphost-no-such-command",
+		Env:     map[string]string{"TOKEN": "env-secret-value"},
 	}
 	tr := newStdio(t, s, transports.Options{})
 	_, err := tr.Connect(context.Background())
@@ -137,20 +136,20 @@ func TestStdioStartErrors(t *testing.T) {
 		t.Errorf("error leaks an env value: %v", err)
 	}
 
-	s = stdioConfig(t, "badcwd")
+	s = stdioSpec(t, "badcwd")
 	s.Cwd = filepath.Join(t.TempDir(), "missing")
 	if _, err := newStdio(t, s, transports.Options{}).Connect(context.Background()); err == nil ||
 		!strings.HasPrefix(err.Error(), `transports: stdio "badcwd": start `) {
 		t.Errorf("bad cwd: err = %v", err)
 	}
 
-	if _, err := transports.New(&config.Server{ID: "x", Transport: config.TransportStdio}, transports.Options{}); err == nil {
+	if _, err := transports.New(transports.Spec{ID: "x", Kind: transports.KindStdio}, transports.Options{}); err == nil {
 		t.Error("New accepted a stdio server without command")
 	}
 }
 
 func TestStdioStderrTail(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "stderr"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "stderr"), fastClose)
 	cs := connect(t, tr, nil)
 	mustCall(t, cs, "stderr", map[string]any{"text": "first line"})
 	mustCall(t, cs, "stderr", map[string]any{"text": "second line"})
@@ -172,7 +171,7 @@ func TestStdioStderrTail(t *testing.T) {
 	}
 
 	// The ring keeps the last 50 lines.
-	tr2 := newStdio(t, stdioConfig(t, "stderr2"), fastClose)
+	tr2 := newStdio(t, stdioSpec(t, "stderr2"), fastClose)
 	cs2 := connect(t, tr2, nil)
 	for i := range 60 {
 		mustCall(t, cs2, "stderr", map[string]any{"text": "line " + strconv.Itoa(i)})
@@ -186,7 +185,7 @@ func TestStdioStderrTail(t *testing.T) {
 }
 
 func TestStdioCrashAtStart(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "crashy", "-crash-at-start"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "crashy", "-crash-at-start"), fastClose)
 	_, err := connectErr(t, tr, nil)
 	if err == nil {
 		t.Fatal("connect succeeded")
@@ -201,7 +200,7 @@ func TestStdioCrashAtStart(t *testing.T) {
 }
 
 func TestStdioCrashMidCall(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "crash"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "crash"), fastClose)
 	cs := connect(t, tr, nil)
 	_, err := callText(t, cs, "crash", map[string]any{})
 	if err == nil {
@@ -220,7 +219,7 @@ func TestStdioCrashMidCall(t *testing.T) {
 }
 
 func TestStdioGarbageLine(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "garbage", "-garbage"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "garbage", "-garbage"), fastClose)
 	cs := connect(t, tr, nil)
 	_, err := cs.ListTools(testCtx(t), nil)
 	if err == nil {
@@ -232,7 +231,7 @@ func TestStdioGarbageLine(t *testing.T) {
 }
 
 func TestStdioMessageTooLarge(t *testing.T) {
-	s := stdioConfig(t, "big")
+	s := stdioSpec(t, "big")
 	s.MaxMessageBytes = 4096
 	tr := newStdio(t, s, fastClose)
 	cs := connect(t, tr, nil)
@@ -251,7 +250,7 @@ func TestStdioMessageTooLarge(t *testing.T) {
 }
 
 func TestStdioReconnect(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "again"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "again"), fastClose)
 	var pids []int
 	for range 2 {
 		cs := connect(t, tr, nil)
@@ -267,7 +266,7 @@ func TestStdioReconnect(t *testing.T) {
 }
 
 func TestStdioCloseIdempotentAndConcurrent(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "close"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "close"), fastClose)
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +322,7 @@ func TestStdioCloseKillsProcessGroup(t *testing.T) {
 		t.Run(strings.Join(append([]string{"spawn-child"}, mode...), " "), func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "child.pid")
 			args := append([]string{"-spawn-child", "-child-pid-file", pidFile}, mode...)
-			tr := newStdio(t, stdioConfig(t, "group", args...), fastClose)
+			tr := newStdio(t, stdioSpec(t, "group", args...), fastClose)
 			cs := connect(t, tr, nil)
 			mustCall(t, cs, "echo", map[string]any{"text": "x"})
 			data, err := os.ReadFile(pidFile)
@@ -350,7 +349,7 @@ func TestStdioCloseKillsProcessGroup(t *testing.T) {
 }
 
 func TestStdioSlowProgressAndCancel(t *testing.T) {
-	tr := newStdio(t, stdioConfig(t, "slow"), fastClose)
+	tr := newStdio(t, stdioSpec(t, "slow"), fastClose)
 	progress := make(chan float64, 100)
 	cs := connect(t, tr, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -401,7 +400,7 @@ func TestStdioWriteHonoursDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal("sleep is needed to stand in for a server that never reads its stdin")
 	}
-	tr := newStdio(t, &config.Server{ID: "deaf", Transport: config.TransportStdio, Command: sleep, Args: []string{"600"}}, fastClose)
+	tr := newStdio(t, transports.Spec{ID: "deaf", Kind: transports.KindStdio, Command: sleep, Args: []string{"600"}}, fastClose)
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,11 @@
-// Package transports turns a configured server (config.Server) into an
+// Package transports turns the description of one server (a Spec) into an
 // mcp.Transport of the go-sdk: stdio (a child process in its own process
 // group), legacy HTTP+SSE, Streamable HTTP, WebSocket (which go-sdk lacks) and
 // in-process servers.
+//
+// A Spec holds only what a transport needs, so this package knows nothing of
+// config files, trust or invalid entries: the host builds the Spec from its
+// configuration and refuses invalid entries before asking for a transport.
 //
 // Every transport can be Connect-ed again after its connection closed: each
 // Connect starts a new process or a new HTTP session, which is how the host
@@ -22,11 +26,53 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcphost/mcphost/host/config"
 )
 
-// Options carries what a config entry cannot: process-wide objects and knobs.
+// Kinds of transport, the values of Spec.Kind. They are spelled as the
+// transport names of config files, so the host can pass a name through.
+const (
+	KindStdio     = "stdio"
+	KindSSE       = "sse"
+	KindHTTP      = "http"
+	KindWebSocket = "websocket"
+	// KindInProcess is a Go *mcp.Server in this process (Options.Server).
+	KindInProcess = "inprocess"
+)
+
+// DefaultMaxMessageBytes is the message size limit of a Spec that sets
+// none. It is the same as the config default, so that a Spec built by hand
+// (a library user, a test) behaves as a configured server.
+const DefaultMaxMessageBytes = 16 << 20
+
+// Spec describes one server as far as its transport is concerned. It is
+// this package's own type, not the host's config entry, so that transports
+// can be built and tested without config and cannot come to depend on it.
+// New copies what it keeps: the caller may change the Spec afterwards.
+type Spec struct {
+	// ID names the server in errors and logs.
+	ID string
+	// Kind is one of the Kind* constants.
+	Kind string
+
+	// Command, Args, Env and Cwd start a stdio server. Env is merged over
+	// the host's environment, its values winning; a PATH in Env is also
+	// where Command is looked up.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+
+	// URL is the endpoint of an sse, http or websocket server. Headers are
+	// sent with every request to the URL's origin (and never elsewhere).
+	URL     string
+	Headers map[string]string
+
+	// MaxMessageBytes bounds every message received from the server; zero
+	// or less means DefaultMaxMessageBytes.
+	MaxMessageBytes int64
+}
+
+// Options carries what a Spec cannot: process-wide objects and knobs.
 type Options struct {
 	// Logger receives the stderr lines of stdio servers (at debug level) and
 	// transport warnings, always tagged with the server id. Nil discards.
@@ -58,7 +104,7 @@ type Options struct {
 	// tokens (DPoP).
 	OAuthHandler auth.OAuthHandler
 
-	// Server is the in-process server for TransportInProcess entries.
+	// Server is the in-process server of a KindInProcess Spec.
 	Server *mcp.Server
 
 	// StdinGrace is how long Close waits for a stdio server to exit after its
@@ -131,28 +177,22 @@ func TracksDelivery(t mcp.Transport) bool {
 
 // New returns the transport for s. It checks the fields the transport needs
 // but does not connect: that happens in Connect, once per session.
-func New(s *config.Server, opts Options) (mcp.Transport, error) {
-	if s == nil {
-		return nil, errors.New("transports: nil server config")
-	}
-	if s.Err != nil {
-		return nil, fmt.Errorf("transports: server %q: invalid config: %w", s.ID, s.Err)
-	}
-	switch s.Transport {
-	case config.TransportStdio:
-		return check(newStdio(s, opts))
-	case config.TransportHTTP:
-		return check(newStreamable(s, opts))
-	case config.TransportSSE:
-		return check(newSSE(s, opts))
-	case config.TransportWebSocket:
-		return check(newWebSocketClient(s, opts))
-	case config.TransportInProcess:
-		return check(newInProcess(s, opts))
+func New(s Spec, opts Options) (mcp.Transport, error) {
+	switch s.Kind {
+	case KindStdio:
+		return check(newStdio(&s, opts))
+	case KindHTTP:
+		return check(newStreamable(&s, opts))
+	case KindSSE:
+		return check(newSSE(&s, opts))
+	case KindWebSocket:
+		return check(newWebSocketClient(&s, opts))
+	case KindInProcess:
+		return check(newInProcess(&s, opts))
 	case "":
 		return nil, fmt.Errorf("transports: server %q: no transport set", s.ID)
 	default:
-		return nil, fmt.Errorf("transports: server %q: unknown transport %q", s.ID, s.Transport)
+		return nil, fmt.Errorf("transports: server %q: unknown transport %q", s.ID, s.Kind)
 	}
 }
 
@@ -178,10 +218,10 @@ type base struct {
 	oauth *oauthRoundTripper
 }
 
-func newBase(s *config.Server, opts Options) base {
+func newBase(s *Spec, opts Options) base {
 	limit := s.MaxMessageBytes
 	if limit <= 0 {
-		limit = config.DefaultMaxMessageBytes
+		limit = DefaultMaxMessageBytes
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -190,10 +230,10 @@ func newBase(s *config.Server, opts Options) base {
 	return base{
 		refused: &refusal{},
 		id:      s.ID,
-		kind:    s.Transport,
+		kind:    s.Kind,
 		limit:   limit,
 		peer:    "server",
-		logger:  logger.With("server", s.ID, "transport", s.Transport),
+		logger:  logger.With("server", s.ID, "transport", s.Kind),
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcphost/mcphost/host/config"
 )
 
 // Subprotocol is the WebSocket subprotocol of MCP over WebSocket. Both sides
@@ -28,7 +26,7 @@ type WebSocketTransport struct {
 	client *http.Client
 }
 
-func newWebSocketClient(s *config.Server, opts Options) (*WebSocketTransport, error) {
+func newWebSocketClient(s *Spec, opts Options) (*WebSocketTransport, error) {
 	t := &WebSocketTransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "ws", "wss", "http", "https")
 	if err != nil {
@@ -144,7 +142,7 @@ func (w *wsSource) next() ([]byte, error) {
 // WebSocketHandlerOptions configures a WebSocketHandler.
 type WebSocketHandlerOptions struct {
 	// MaxMessageBytes limits each message from a client; zero means
-	// config.DefaultMaxMessageBytes.
+	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
 
 	// OriginPatterns lists the origins (path.Match patterns of host names)
@@ -181,7 +179,7 @@ func NewWebSocketHandler(getServer func(*http.Request) *mcp.Server, opts *WebSoc
 		h.opts = *opts
 	}
 	if h.opts.MaxMessageBytes <= 0 {
-		h.opts.MaxMessageBytes = config.DefaultMaxMessageBytes
+		h.opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	h.logger = h.opts.Logger
 	if h.logger == nil {

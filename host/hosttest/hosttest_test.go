@@ -23,7 +23,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/internal/jsonscan"
 	"github.com/mcphost/mcphost/internal/testenv"
@@ -89,7 +88,7 @@ func TestServeHelpers(t *testing.T) {
 		echo(t, &mcp.SSEClientTransport{Endpoint: hosttest.ServeSSE(t, srv)})
 	})
 	t.Run("websocket", func(t *testing.T) {
-		tr, err := transports.New(&config.Server{ID: "ws", Transport: config.TransportWebSocket, URL: hosttest.ServeWebSocket(t, srv)}, transports.Options{})
+		tr, err := transports.New(transports.Spec{ID: "ws", Kind: transports.KindWebSocket, URL: hosttest.ServeWebSocket(t, srv)}, transports.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
