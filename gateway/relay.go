@@ -148,7 +148,7 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 	r.byBack[backend] = append(r.byBack[backend], p)
 	r.mu.Unlock()
 	go func() {
-		res, err := call(context.WithValue(cctx, pendingKey{}, p))
+		res, err := callSafely(context.WithValue(cctx, pendingKey{}, p), call)
 		p.done <- outcome{res, err} // buffered: never blocks
 		// A client that asked no more (it went away after input
 		// requests) leaves the result here: the call is forgotten when
@@ -157,6 +157,18 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 		r.finish(p)
 	}()
 	return p
+}
+
+// callSafely runs call, a panic in it becoming its error: the call runs on
+// a goroutine of its own, where a panic would end the gateway and every
+// caller's session with it.
+func callSafely(ctx context.Context, call func(context.Context) (mcp.Result, error)) (res mcp.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("gateway: the request failed inside mcphost (%T)", v)
+		}
+	}()
+	return call(ctx)
 }
 
 // resume finds the pending request of a request state, for its caller and

@@ -70,11 +70,30 @@ func (h *Host) newClient(s *server) *mcp.Client {
 	if len(h.opts.roots) > 0 {
 		c.AddRoots(h.opts.roots...)
 	}
-	c.AddSendingMiddleware(h.boundDiscoverProbe, h.inputRounds(id))
+	c.AddSendingMiddleware(s.survivePanics, h.boundDiscoverProbe, h.inputRounds(id))
 	if opts.ElicitationHandler != nil {
 		c.AddReceivingMiddleware(elicitReceiver(opts.ElicitationHandler))
 	}
 	return c
+}
+
+// survivePanics turns a panic while a request to the server is sent, or
+// its answer decoded, into that request's error: go-sdk v1.8.0 panics on
+// some malformed answers (an input request map with a null entry), and one
+// server's bad answer must not take the host, or a gateway with all its
+// callers, down. Outermost, so that it covers the other middleware too.
+func (s *server) survivePanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				// The panic value may quote the server's answer: debug
+				// log only, and escaped by the logger.
+				s.log.Debug("panic on a server's answer", "method", method, "panic", fmt.Sprint(v))
+				res, err = nil, fmt.Errorf("server %q: invalid answer to %s (it could not be decoded)", s.cfg.ID, method)
+			}
+		}()
+		return next(ctx, method, req)
+	}
 }
 
 // boundDiscoverProbe limits how long the server/discover probe may wait. go-sdk

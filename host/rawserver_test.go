@@ -45,11 +45,14 @@ func init() {
 			answer(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"raw","version":"1"}}`)
 		case "tools/list":
 			lists++
-			answer(`{"tools":[{"name":"bad","inputSchema":{"type":"object"}},{"name":"good","inputSchema":{"type":"object"}},{"name":"flood","inputSchema":{"type":"object"}},{"name":"lists","inputSchema":{"type":"object"}}]}`)
+			answer(`{"tools":[{"name":"bad","inputSchema":{"type":"object"}},{"name":"good","inputSchema":{"type":"object"}},{"name":"flood","inputSchema":{"type":"object"}},{"name":"lists","inputSchema":{"type":"object"}},{"name":"nullinput","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			switch req.Params.Name {
 			case "bad":
 				answer(`{"content":"not a list"}`)
+			case "nullinput":
+				// go-sdk v1.8.0 panics decoding a null input request.
+				answer(`{"content":[],"inputRequests":{"k":null},"requestState":"s"}`)
 			case "flood":
 				// A thousand list_changed in one go, before the answer.
 				for i := 0; i < 1000; i++ {
@@ -91,6 +94,10 @@ func TestInvalidResultIsThatCallsError(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "connection lost") {
 		t.Errorf("error %q blames the connection", err)
 	}
+	// An answer that makes go-sdk panic while decoding it is that call's
+	// error too, not the end of the process.
+	_, err = callWithin(t, h, "raw:nullinput", nil, bound)
+	wantErr(t, err, "an answer go-sdk panics on", `server "raw"`, "could not be decoded")
 	res, err := callWithin(t, h, "raw:good", nil, bound)
 	if err != nil || textOf(t, res) != "ok" {
 		t.Fatalf("the next call: %v", err)
