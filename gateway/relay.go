@@ -307,7 +307,11 @@ func (r *Relay) endUnanswered(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		rs := &rounds{}
-		res, err := next(context.WithValue(ctx, roundsKey{}, rs), method, req)
+		rctx := context.WithValue(ctx, roundsKey{}, rs)
+		res, err := next(rctx, method, req)
+		if ss, _ := req.GetSession().(*mcp.ServerSession); olderClient(ss) && err == nil && asksClient(res) {
+			res, err = askOlder(rctx, ss, method, req, res, next)
+		}
 		if err == nil && asksClient(res) {
 			return res, err // the client answers in a request of its own
 		}
