@@ -33,7 +33,7 @@ func (r *Relay) inputs(ctx context.Context, server string, reqs mcp.InputRequest
 	for key, req := range reqs {
 		switch q := req.(type) {
 		case *mcp.ElicitParams:
-			if p.caps.Elicitation == nil {
+			if !canElicit(p.caps, q) {
 				// As for an elicitation in the middle of a call.
 				out[key] = &mcp.ElicitResult{Action: "decline"}
 				continue
@@ -82,7 +82,7 @@ func relayable(c *mcp.ClientCapabilities) *mcp.ClientCapabilities {
 // elicit relays an elicitation a backend sends in the middle of a call.
 func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	p := r.callOf(ctx, server)
-	if p == nil || p.caps.Elicitation == nil {
+	if p == nil || !canElicit(p.caps, params) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	resp, err := p.ask(ctx, sdkAcceptedForm(params))
@@ -94,6 +94,21 @@ func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitPar
 		return nil, fmt.Errorf("the client answered an elicitation with %T", resp)
 	}
 	return res, nil
+}
+
+// canElicit reports whether a client with caps can answer params: a URL
+// elicitation needs the url capability; a form, the form capability (or
+// neither named, which older clients mean as forms).
+func canElicit(caps *mcp.ClientCapabilities, params *mcp.ElicitParams) bool {
+	e := caps.Elicitation
+	switch {
+	case e == nil:
+		return false
+	case params.Mode == "url":
+		return e.URL != nil
+	default:
+		return e.Form != nil || e.URL == nil
+	}
 }
 
 // sdkAcceptedForm returns params with a form go-sdk's server accepts: it

@@ -105,3 +105,23 @@ func TestRelayKeepsKeysApart(t *testing.T) {
 		}
 	}
 }
+
+// A URL elicitation goes only to clients that declared url; a form only to
+// those that can take forms.
+func TestCanElicit(t *testing.T) {
+	form, link := &mcp.ElicitParams{}, &mcp.ElicitParams{Mode: "url", URL: "https://example.test/"}
+	for _, c := range []struct {
+		caps       *mcp.ElicitationCapabilities
+		form, link bool
+	}{
+		{nil, false, false},
+		{&mcp.ElicitationCapabilities{}, true, false},
+		{&mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}, true, false},
+		{&mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}, false, true},
+	} {
+		caps := &mcp.ClientCapabilities{Elicitation: c.caps}
+		if canElicit(caps, form) != c.form || canElicit(caps, link) != c.link {
+			t.Errorf("caps %+v: form %v url %v; want %v %v", c.caps, canElicit(caps, form), canElicit(caps, link), c.form, c.link)
+		}
+	}
+}

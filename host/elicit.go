@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -26,9 +28,6 @@ func elicitReceiver(handler func(context.Context, *mcp.ElicitRequest) (*mcp.Elic
 			if method != methodElicit || !ok || er.Params == nil {
 				return next(ctx, method, req)
 			}
-			if mode := er.Params.Mode; mode != "" && mode != "form" {
-				return next(ctx, method, req) // url mode has no form to check
-			}
 			form, err := checkElicitParams(er.Params)
 			if err != nil {
 				return nil, err
@@ -45,14 +44,33 @@ func elicitReceiver(handler func(context.Context, *mcp.ElicitRequest) (*mcp.Elic
 	}
 }
 
-// elicitForm is the checked form of a form-mode elicitation (nil: url mode,
-// or no form).
-type elicitForm struct{ schema *jsonschema.Schema }
+// elicitForm is a checked elicitation: its mode, and its form's schema
+// (nil: url mode, or a form without one).
+type elicitForm struct {
+	url    bool
+	schema *jsonschema.Schema
+}
 
-// checkElicitParams checks an elicitation by the specification's rules.
+// checkElicitParams checks an elicitation by the specification's rules: a
+// form (mode "" or "form") without a URL and with a form elicitform.Check
+// passes, or a URL (mode "url") without a form. Any other mode is refused:
+// the client would not know what it answers.
 func checkElicitParams(p *mcp.ElicitParams) (*elicitForm, error) {
-	if p.Mode != "" && p.Mode != "form" {
-		return nil, nil
+	switch p.Mode {
+	case "", "form":
+	case "url":
+		if p.URL == "" {
+			return nil, invalidParams("URL elicitation without a URL")
+		}
+		if u, err := url.Parse(p.URL); err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+			return nil, invalidParams("URL elicitation: the URL is not an http(s) URL")
+		}
+		if p.RequestedSchema != nil {
+			return nil, invalidParams("URL elicitation with a requested schema")
+		}
+		return &elicitForm{url: true}, nil
+	default:
+		return nil, invalidParams(fmt.Sprintf("unsupported elicitation mode %q (form or url)", p.Mode))
 	}
 	if p.URL != "" {
 		return nil, invalidParams("URL must not be set for form elicitation")
@@ -61,17 +79,40 @@ func checkElicitParams(p *mcp.ElicitParams) (*elicitForm, error) {
 	if err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	if schema == nil {
-		return nil, nil
-	}
-	return &elicitForm{schema}, nil
+	return &elicitForm{schema: schema}, nil
 }
 
-// checkAnswer checks an accepted answer against the form before the server
-// sees it, and fills in the form's defaults.
+// checkAnswer checks an answer before the server sees it: one of the three
+// actions, content only with "accept" (and none for a URL), and accepted
+// content that fits the form, holding only its fields; the form's defaults
+// are filled in.
 func (f *elicitForm) checkAnswer(res *mcp.ElicitResult) error {
-	if f == nil || res == nil || res.Action != "accept" || res.Content == nil {
+	if res == nil {
+		return invalidParams("no answer")
+	}
+	switch res.Action {
+	case "accept":
+	case "decline", "cancel":
+		if len(res.Content) > 0 {
+			return invalidParams("an answer of " + res.Action + " carries content")
+		}
 		return nil
+	default:
+		return invalidParams(fmt.Sprintf("answer with action %q (accept, decline or cancel)", res.Action))
+	}
+	if f.url || f.schema == nil {
+		if len(res.Content) > 0 {
+			return invalidParams("content in the answer to an elicitation without a form")
+		}
+		return nil
+	}
+	if res.Content == nil {
+		return nil
+	}
+	for name := range res.Content {
+		if _, ok := f.schema.Properties[name]; !ok {
+			return invalidParams(fmt.Sprintf("the answer has a field %q the form does not ask", name))
+		}
 	}
 	resolved, err := f.schema.Resolve(nil)
 	if err != nil {
