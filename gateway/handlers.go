@@ -114,11 +114,15 @@ func (g *Gateway) relayed(ctx context.Context, in relayIn, call func(context.Con
 		if len(answers) > maxInputRequests {
 			answers = nil // more than the gateway would ever ask: the backend asks
 		}
-		p = g.relay.start(ctx, in.server, key, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
+		var err error
+		p, err = g.relay.start(ctx, in.server, key, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
 			// Answers the client gave unasked go to the backend, which
 			// takes those it recognises (SEP-2322).
 			return call(host.WithInputResponses(host.WithClientCapabilities(ctx, relayable(caps)), answers))
 		})
+		if err != nil {
+			return step{}, err
+		}
 	}
 	return g.relay.next(ctx, p)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,15 +46,16 @@ type Relay struct {
 	// wait is how long a call waits for its client's answers (resumeWait).
 	wait time.Duration
 
-	mu      sync.Mutex
-	pending map[string]*pending   // by request state
-	byBack  map[string][]*pending // backend id → calls in flight, latest last
+	mu        sync.Mutex
+	pending   map[string]*pending   // by request state
+	perCaller map[string]int        // requests in flight by caller key
+	byBack    map[string][]*pending // backend id → calls in flight, latest last
 }
 
 // NewRelay returns a relay; give its HostOptions to host.New and the relay
 // to the Gateway.
 func NewRelay() *Relay {
-	return &Relay{wait: resumeWait, pending: map[string]*pending{}, byBack: map[string][]*pending{}}
+	return &Relay{wait: resumeWait, pending: map[string]*pending{}, perCaller: map[string]int{}, byBack: map[string][]*pending{}}
 }
 
 // HostOptions are the host's handlers that relay to clients.
@@ -109,6 +111,8 @@ type pending struct {
 
 	mu      sync.Mutex
 	waiting map[string]*waiter // by the key the client sees
+
+	finished bool // set by finish, under the relay's mu
 }
 
 type asked struct {
@@ -134,18 +138,23 @@ func newID() string { return rand.Text() }
 
 // start runs call as a new pending request of a client.
 func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *mcp.ClientCapabilities,
-	call func(context.Context) (mcp.Result, error)) *pending {
+	call func(context.Context) (mcp.Result, error)) (*pending, error) {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
 	}
 	// The call outlives the request that started it when it asks the
 	// client for input; it ends with its result, a cancel, or resumeWait.
+	r.mu.Lock()
+	if len(r.pending) >= maxPending || r.perCaller[caller] >= maxPendingPerCaller {
+		r.mu.Unlock()
+		return nil, errTooManyPending
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.wait)
 	p := &pending{state: newID(), backend: backend, caller: caller, what: what, caps: caps, ctx: cctx, cancel: cancel,
 		asks: make(chan []asked), done: make(chan outcome, 1), waiting: map[string]*waiter{}}
-	r.mu.Lock()
 	r.pending[p.state] = p
 	r.byBack[backend] = append(r.byBack[backend], p)
+	r.perCaller[caller]++
 	r.mu.Unlock()
 	go func() {
 		res, err := callSafely(context.WithValue(cctx, pendingKey{}, p), call)
@@ -156,8 +165,18 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 		<-cctx.Done()
 		r.finish(p)
 	}()
-	return p
+	return p, nil
 }
+
+// Bounds on the requests in flight: each holds a goroutine and, while it
+// waits for its client, a backend request, for up to resumeWait after its
+// client went away.
+const (
+	maxPending          = 4096
+	maxPendingPerCaller = 64
+)
+
+var errTooManyPending = errors.New("gateway: too many requests in flight for this caller (or in all); retry when some have finished")
 
 // callSafely runs call, a panic in it becoming its error: the call runs on
 // a goroutine of its own, where a panic would end the gateway and every
@@ -187,6 +206,13 @@ func (r *Relay) finish(p *pending) {
 	p.cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if p.finished {
+		return
+	}
+	p.finished = true
+	if r.perCaller[p.caller]--; r.perCaller[p.caller] <= 0 {
+		delete(r.perCaller, p.caller)
+	}
 	if r.pending[p.state] == p {
 		delete(r.pending, p.state)
 	}
@@ -231,6 +257,17 @@ func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
 			// The client gave up on the call (cancelled it, or went away).
 			r.finish(p)
 			return step{}, ctx.Err()
+		case <-p.ctx.Done():
+			// Ended (another resume took its result, or its time is up):
+			// a result that came at the same moment still wins.
+			select {
+			case o := <-p.done:
+				r.finish(p)
+				return step{res: o.res}, o.err
+			default:
+			}
+			r.finish(p)
+			return step{}, errCallEnded
 		}
 	}
 	// Whatever else the call asks at the same moment goes along.
@@ -254,6 +291,11 @@ func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
 	// Each round gets a state of its own: an answer to an earlier round (a
 	// replay) is refused.
 	r.mu.Lock()
+	if p.finished {
+		// Ended while its questions were gathered: nobody can answer.
+		r.mu.Unlock()
+		return step{}, errCallEnded
+	}
 	delete(r.pending, p.state)
 	p.state = newID()
 	r.pending[p.state] = p
@@ -265,6 +307,8 @@ func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
 	}
 	return step{asks: reqs, state: p.state}, nil
 }
+
+var errCallEnded = errors.New("gateway: the request ended before it could ask its client")
 
 // unanswered are the input requests handed to the client and not answered.
 func (p *pending) unanswered() mcp.InputRequestMap {
@@ -375,6 +419,12 @@ func (p *pending) askAll(ctx context.Context, reqs mcp.InputRequestMap, keepKeys
 	mine := make(map[string]*waiter, len(reqs))
 	batch := make([]asked, 0, len(reqs))
 	p.mu.Lock()
+	if len(p.waiting)+len(reqs) > maxInputRequests {
+		// Many askers at once (a backend's concurrent requests) count
+		// together: what one client is shown stays bounded.
+		p.mu.Unlock()
+		return nil, fmt.Errorf("more than %d input requests waiting at once", maxInputRequests)
+	}
 	for key, req := range reqs {
 		id := key
 		if _, taken := p.waiting[id]; !keepKeys || taken || id == "" || len(id) > maxKeyBytes {
@@ -428,7 +478,10 @@ func (r *Relay) latest(backend string) *pending {
 		if p.ctx.Err() != nil {
 			continue
 		}
-		if found != nil && found.caller != p.caller {
+		// Without a session (stateless HTTP, protocol 2026-07-28) one
+		// caller key can be several clients sharing a token: two calls of
+		// it are as ambiguous as two callers' calls.
+		if found != nil && (found.caller != p.caller || strings.HasSuffix(p.caller, "\x00")) {
 			return nil
 		}
 		found = p

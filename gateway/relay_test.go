@@ -17,12 +17,12 @@ func TestRelayDeclinesAmbiguousRequests(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
-	a := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+	a, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
 	defer r.finish(a)
 	if r.latest("b") != a {
 		t.Fatal("one caller's call: the request goes to it")
 	}
-	bob := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
+	bob, _ := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
 	defer r.finish(bob)
 	res, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "alice's secret question"})
 	if err != nil || res.Action != "decline" {
@@ -36,7 +36,7 @@ func TestRelayForgetsAbandonedCalls(t *testing.T) {
 	r := NewRelay()
 	r.wait = 50 * time.Millisecond
 	ctx := context.Background()
-	p := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+	p, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		_, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "still there?"})
 		return nil, err
 	})
@@ -62,7 +62,7 @@ func TestRelayKeepsKeysApart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	got := make(chan string, 2)
-	p := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+	p, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		for _, msg := range []string{"first", "second"} {
 			go func() {
 				answers, err := r.inputs(ctx, "b", mcp.InputRequestMap{"k": &mcp.ElicitParams{Message: msg}})
@@ -123,5 +123,86 @@ func TestCanElicit(t *testing.T) {
 		if canElicit(caps, form) != c.form || canElicit(caps, link) != c.link {
 			t.Errorf("caps %+v: form %v url %v; want %v %v", c.caps, canElicit(caps, form), canElicit(caps, link), c.form, c.link)
 		}
+	}
+}
+
+// Requests in flight are bounded per caller: past the bound a new one is
+// refused, and finishing one makes room.
+func TestRelayBoundsPendingPerCaller(t *testing.T) {
+	r := NewRelay()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
+	var ps []*pending
+	for range maxPendingPerCaller {
+		p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	if _, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block); err != errTooManyPending {
+		t.Fatalf("request %d of one caller: %v; want refused", maxPendingPerCaller+1, err)
+	}
+	bob, err := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
+	if err != nil {
+		t.Fatalf("another caller: %v", err)
+	}
+	r.finish(bob)
+	r.finish(ps[0])
+	r.finish(ps[0]) // twice: counted once
+	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+	if err != nil {
+		t.Fatalf("after one finished: %v", err)
+	}
+	for _, p := range append(ps[1:], p) {
+		r.finish(p)
+	}
+	if len(r.pending) != 0 || len(r.perCaller) != 0 || len(r.byBack) != 0 {
+		t.Fatalf("left behind: %d pending, %v per caller, %d backends", len(r.pending), r.perCaller, len(r.byBack))
+	}
+}
+
+// A call that ends while next gathers its questions is not put back.
+func TestRelayFinishedCallIsNotRotatedBack(t *testing.T) {
+	r := NewRelay()
+	ctx := context.Background()
+	asked := make(chan struct{})
+	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+		close(asked)
+		_, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "?"})
+		return nil, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	r.finish(p) // as the deadline would, before next rotates the state
+	if _, err := r.next(ctx, p); err == nil {
+		t.Fatal("next of a finished call handed out a round")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.pending) != 0 {
+		t.Fatalf("%d pending after finish", len(r.pending))
+	}
+}
+
+// Without a session, two calls of one identity may be two clients: a
+// backend's request is declined rather than shown to either.
+func TestRelaySessionlessCallsAreAmbiguous(t *testing.T) {
+	r := NewRelay()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
+	a, _ := r.start(ctx, "b", "token:ci\x00", "tools/call t", elicitCaps, block)
+	defer r.finish(a)
+	if r.latest("b") != a {
+		t.Fatal("one sessionless call: the request goes to it")
+	}
+	b, _ := r.start(ctx, "b", "token:ci\x00", "tools/call t", elicitCaps, block)
+	defer r.finish(b)
+	if r.latest("b") != nil {
+		t.Fatal("two sessionless calls of one token: the request must be declined")
 	}
 }
