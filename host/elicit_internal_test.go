@@ -18,7 +18,7 @@ func TestElicitationChecks(t *testing.T) {
 		{mcp.ElicitParams{Mode: "url", URL: "javascript:alert(1)"}, "not an http(s) URL"},
 		{mcp.ElicitParams{Mode: "url", URL: "https://example.test/x", RequestedSchema: form}, "with a requested schema"},
 		{mcp.ElicitParams{URL: "https://example.test/x", RequestedSchema: form}, "URL must not be set"},
-		{mcp.ElicitParams{RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"o": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}}}}}, "nested"},
+		{mcp.ElicitParams{RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"o": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}}}}}, "not allowed in a form"},
 	} {
 		if _, err := checkElicitParams(&bad.p); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v; want an error about %q", bad.p, err, bad.want)

@@ -27,6 +27,9 @@ func Check(wire any) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("requested schema: %v", err)
 	}
+	if err := checkKeywords(raw); err != nil {
+		return nil, fmt.Errorf("requested schema%v", err)
+	}
 	var s *jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("requested schema: %v", err)
@@ -34,7 +37,7 @@ func Check(wire any) (*jsonschema.Schema, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if s.Type != "" && s.Type != "object" {
+	if s.Type != "" && s.Type != "object" || len(s.Types) > 0 {
 		return nil, fmt.Errorf("requested schema must be an object, not %q", s.Type)
 	}
 	if len(s.Properties) > maxElicitFields {
@@ -49,6 +52,98 @@ func Check(wire any) (*jsonschema.Schema, error) {
 		}
 	}
 	return s, nil
+}
+
+// The keywords a form may use, where: anything else (allOf, $ref,
+// additionalProperties, nested schemas...) could describe what the
+// specification keeps out of forms, and is refused rather than
+// interpreted.
+var (
+	formKeywords   = keywords("$schema", "type", "title", "description", "properties", "required")
+	fieldKeywords  = keywords("type", "title", "description", "default", "format", "minLength", "maxLength", "minimum", "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems")
+	itemsKeywords  = keywords("type", "enum", "anyOf")
+	choiceKeywords = keywords("const", "title", "description")
+)
+
+func keywords(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// checkKeywords holds the raw form to the keywords above; its errors begin
+// with where (": field \"x\": ...").
+func checkKeywords(raw []byte) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	var form map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &form); err != nil {
+		return fmt.Errorf(": not an object: %v", err)
+	}
+	if err := only(form, formKeywords); err != nil {
+		return fmt.Errorf(": %v", err)
+	}
+	var props map[string]map[string]json.RawMessage
+	if p, ok := form["properties"]; ok {
+		if err := json.Unmarshal(p, &props); err != nil {
+			return fmt.Errorf(": properties: %v", err)
+		}
+	}
+	for name, field := range props {
+		if err := only(field, fieldKeywords); err != nil {
+			return fmt.Errorf(" field %q: %v", name, err)
+		}
+		var choices []map[string]json.RawMessage
+		if o, ok := field["oneOf"]; ok {
+			if err := json.Unmarshal(o, &choices); err != nil || len(choices) == 0 {
+				return fmt.Errorf(" field %q: oneOf must be a non-empty list of choices", name)
+			}
+		}
+		if it, ok := field["items"]; ok {
+			var items map[string]json.RawMessage
+			if err := json.Unmarshal(it, &items); err != nil {
+				return fmt.Errorf(" field %q: items: %v", name, err)
+			}
+			if err := only(items, itemsKeywords); err != nil {
+				return fmt.Errorf(" field %q items: %v", name, err)
+			}
+			if a, ok := items["anyOf"]; ok {
+				var more []map[string]json.RawMessage
+				if err := json.Unmarshal(a, &more); err != nil || len(more) == 0 {
+					return fmt.Errorf(" field %q: items anyOf must be a non-empty list of choices", name)
+				}
+				choices = append(choices, more...)
+			}
+		}
+		for _, c := range choices {
+			if err := only(c, choiceKeywords); err != nil {
+				return fmt.Errorf(" field %q choice: %v", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func only(obj map[string]json.RawMessage, allowed map[string]bool) error {
+	for k := range obj {
+		if !allowed[k] {
+			return fmt.Errorf("keyword %q is not allowed in a form", k)
+		}
+	}
+	return nil
+}
+
+// stringsOnly reports whether every value is a string.
+func stringsOnly(values []any) bool {
+	for _, v := range values {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func checkElicitField(p *jsonschema.Schema) error {
@@ -77,6 +172,9 @@ func checkElicitString(p *jsonschema.Schema) error {
 	case len(p.Enum) > 0:
 		if len(p.Enum) > maxElicitChoices {
 			return fmt.Errorf("%d choices, more than %d", len(p.Enum), maxElicitChoices)
+		}
+		if !stringsOnly(p.Enum) {
+			return fmt.Errorf("enum choices must be strings")
 		}
 		if names, ok := p.Extra["enumNames"]; ok {
 			list, ok := names.([]any)
@@ -117,6 +215,9 @@ func checkElicitChoices(p *jsonschema.Schema) error {
 	case len(items.Enum) > 0:
 		if len(items.Enum) > maxElicitChoices {
 			return fmt.Errorf("%d choices, more than %d", len(items.Enum), maxElicitChoices)
+		}
+		if !stringsOnly(items.Enum) {
+			return fmt.Errorf("items enum choices must be strings")
 		}
 		return nil
 	case len(items.AnyOf) > 0:

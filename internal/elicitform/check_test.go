@@ -26,7 +26,7 @@ func TestCheck(t *testing.T) {
 	}
 	bad := map[string]string{
 		`{"type":"array"}`: "must be an object",
-		`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"string"}}}}}`:         "nested",
+		`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"string"}}}}}`:         `keyword "properties"`,
 		`{"type":"object","properties":{"x":{"type":"null"}}}`:                                                "not allowed",
 		`{"type":"object","properties":{"x":{"type":"string","format":"regex"}}}`:                             "format",
 		`{"type":"object","properties":{"x":{"type":"string","minLength":3,"maxLength":2}}}`:                  "maxLength",
@@ -38,6 +38,16 @@ func TestCheck(t *testing.T) {
 		`{"type":"object","properties":{"x":{"type":"array","items":{"type":"integer"}}}}`:                    "strings",
 		`{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}`:                     "enum or anyOf",
 		`{"type":"object","properties":{"x":{"type":"array","items":{"anyOf":[{"const":1,"title":"One"}]}}}}`: "non-empty string",
+		// What the specification keeps out of forms, by the back door.
+		`{"type":"object","allOf":[{"properties":{"o":{"type":"object"}}}]}`:                                                  `keyword "allOf"`,
+		`{"type":"object","additionalProperties":{"type":"object"}}`:                                                          `keyword "additionalProperties"`,
+		`{"type":"object","$defs":{"x":{}},"properties":{"x":{"$ref":"#/$defs/x"}}}`:                                          `keyword "$defs"`,
+		`{"type":["object","null"]}`:                                                                                          "must be an object",
+		`{"type":"object","properties":{"x":{"type":"string","anyOf":[{"type":"object"}]}}}`:                                  `keyword "anyOf"`,
+		`{"type":"object","properties":{"x":{"type":"string","oneOf":[]}}}`:                                                   "non-empty list",
+		`{"type":"object","properties":{"x":{"type":"string","enum":[1,2]}}}`:                                                 "must be strings",
+		`{"type":"object","properties":{"x":{"type":"array","items":{"enum":[{"a":1}]}}}}`:                                    "must be strings",
+		`{"type":"object","properties":{"x":{"type":"array","items":{"anyOf":[{"const":"a","title":"A","properties":{}}]}}}}`: `keyword "properties"`,
 	}
 	for s, want := range bad {
 		_, err := Check(json.RawMessage(s))
