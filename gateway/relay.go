@@ -105,6 +105,7 @@ type pending struct {
 	caps    *mcp.ClientCapabilities
 	ctx     context.Context // the call's: done when it ends
 	cancel  context.CancelFunc
+	wait    time.Duration // how long it waits for its client's answers
 
 	asks chan []asked // what the call asks the client, a round's worth at once
 	done chan outcome
@@ -143,14 +144,18 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 		caps = &mcp.ClientCapabilities{}
 	}
 	// The call outlives the request that started it when it asks the
-	// client for input; it ends with its result, a cancel, or resumeWait.
+	// client for input; it ends with its result, a cancel, or its client
+	// not answering within resumeWait.
 	r.mu.Lock()
 	if len(r.pending) >= maxPending || r.perCaller[caller] >= maxPendingPerCaller {
 		r.mu.Unlock()
 		return nil, errTooManyPending
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.wait)
-	p := &pending{state: newID(), backend: backend, caller: caller, what: what, caps: caps, ctx: cctx, cancel: cancel,
+	// No deadline of its own: the host's request_timeout bounds the call;
+	// the relay bounds only the waits for the client (askAll, and a result
+	// nobody comes for).
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pending{state: newID(), backend: backend, caller: caller, what: what, caps: caps, ctx: cctx, cancel: cancel, wait: r.wait,
 		asks: make(chan []asked), done: make(chan outcome, 1), waiting: map[string]*waiter{}}
 	r.pending[p.state] = p
 	r.byBack[backend] = append(r.byBack[backend], p)
@@ -162,7 +167,12 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 		// A client that asked no more (it went away after input
 		// requests) leaves the result here: the call is forgotten when
 		// its time is up, or at once when next has taken the result.
-		<-cctx.Done()
+		unclaimed := time.NewTimer(r.wait)
+		defer unclaimed.Stop()
+		select {
+		case <-cctx.Done():
+		case <-unclaimed.C:
+		}
 		r.finish(p)
 	}()
 	return p, nil
@@ -444,12 +454,17 @@ func (p *pending) askAll(ctx context.Context, reqs mcp.InputRequestMap, keepKeys
 		p.mu.Unlock()
 	}()
 	ended := errors.New("the call this request belongs to has ended")
+	late := time.NewTimer(p.wait)
+	defer late.Stop()
+	unanswered := fmt.Errorf("the client did not answer within %s", p.wait)
 	select {
 	case p.asks <- batch:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.ctx.Done():
 		return nil, ended
+	case <-late.C:
+		return nil, unanswered
 	}
 	out := make(mcp.InputResponseMap, len(keys))
 	for id, key := range keys {
@@ -460,6 +475,8 @@ func (p *pending) askAll(ctx context.Context, reqs mcp.InputRequestMap, keepKeys
 			return nil, ctx.Err()
 		case <-p.ctx.Done():
 			return nil, ended
+		case <-late.C:
+			return nil, unanswered
 		}
 	}
 	return out, nil

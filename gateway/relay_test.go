@@ -206,3 +206,30 @@ func TestRelaySessionlessCallsAreAmbiguous(t *testing.T) {
 		t.Fatal("two sessionless calls of one token: the request must be declined")
 	}
 }
+
+// The relay bounds waits for the client, not the call: a call that takes
+// longer than resumeWait without asking anything is not cut off (the
+// host's request_timeout is its bound).
+func TestRelayDoesNotCutLongCalls(t *testing.T) {
+	r := NewRelay()
+	r.wait = time.Millisecond
+	ctx := context.Background()
+	release := make(chan struct{})
+	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+		select {
+		case <-release:
+			return &mcp.CallToolResult{}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * r.wait) // well past the wait, whatever the machine
+	close(release)
+	st, err := r.next(ctx, p)
+	if err != nil || st.res == nil {
+		t.Fatalf("a call longer than the wait: %+v %v", st, err)
+	}
+}
