@@ -430,25 +430,7 @@ func TestResourceSubscriptions(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the subscription did not reach the backend")
 	}
-	// The gateway records the client's subscription once its handler
-	// returned: updates sent before that reach nobody, so the backend
-	// sends until one arrives.
-	for {
-		if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case uri := <-updated:
-			if uri != "test://readme" {
-				t.Fatalf("update of %q", uri)
-			}
-		case <-time.After(50 * time.Millisecond):
-			continue
-		case <-ctx.Done():
-			t.Fatal("no update reached the client")
-		}
-		break
-	}
+	updateReaches(ctx, t, f, updated)
 	if err := f.client.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://readme"}); err != nil {
 		t.Fatal(err)
 	}

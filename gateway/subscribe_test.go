@@ -24,22 +24,29 @@ func TestResourceUpdatesAcrossProtocols(t *testing.T) {
 			if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://readme"}); err != nil {
 				t.Fatal(err)
 			}
-			for {
-				if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case uri := <-updated:
-					if uri != "test://readme" {
-						t.Fatalf("update of %q", uri)
-					}
-				case <-time.After(50 * time.Millisecond):
-					continue
-				case <-ctx.Done():
-					t.Fatal("no update reached the client")
-				}
-				break
-			}
+			updateReaches(ctx, t, f, updated)
 		})
+	}
+}
+
+// updateReaches has the backend send an update of test://readme until one
+// reaches the client: the gateway records a client's subscription once its
+// handler returned, and an update sent before that reaches nobody.
+func updateReaches(ctx context.Context, t *testing.T, f *fixture, updated <-chan string) {
+	t.Helper()
+	for {
+		if err := f.backend.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://readme"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case uri := <-updated:
+			if uri != "test://readme" {
+				t.Fatalf("update of %q", uri)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no update reached the client")
+		}
 	}
 }
