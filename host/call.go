@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/transports"
 )
@@ -61,10 +62,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	if h.isClosed() {
 		return nil, ErrClosed
 	}
-	tool, ok := h.Resolve(name)
-	if !ok {
+	c := h.resolve(name)
+	if c == nil {
 		return nil, h.unknownToolError(name)
 	}
+	tool := c.Tool
 	s, err := h.server(tool.Server)
 	if err != nil {
 		return nil, err
@@ -91,8 +93,8 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	params := &mcp.CallToolParams{Name: tool.Tool, Arguments: args}
 	// Parameters the tool marks with x-mcp-header travel as HTTP headers
 	// too (SEP-2243; see paramheaders.go).
-	if ph := toolParamHeaders(tool.InputSchema); len(ph) > 0 {
-		callCtx = transports.WithRequestHeaders(callCtx, paramHeaderValues(ph, args))
+	if len(c.paramHeaders) > 0 {
+		callCtx = transports.WithRequestHeaders(callCtx, paramHeaderValues(c.paramHeaders, args))
 	}
 	if o.progress != nil {
 		token, release := h.registerProgress(o.progress)
@@ -106,7 +108,9 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	// A server that is (re)connecting is waited for, within the call's own
 	// deadline.
 	var res *mcp.CallToolResult
-	callCtx = withAuthOutcome(callCtx)
+	if s.overHTTP() {
+		callCtx = withAuthOutcome(callCtx)
+	}
 	sess, err := s.send(callCtx, func(ctx context.Context, sess *mcp.ClientSession) (err error) {
 		res, err = sess.CallTool(ctx, params)
 		return err
@@ -188,6 +192,12 @@ func firstLine(s string) string {
 }
 
 type authOutcomeKey struct{}
+
+// overHTTP: the server's requests travel over HTTP, where authorization
+// can fail (see withAuthOutcome); a stdio or in-process server's never do.
+func (s *server) overHTTP() bool {
+	return s.cfg.Transport != config.TransportStdio && s.cfg.Transport != config.TransportInProcess
+}
 
 // withAuthOutcome makes the request's HTTP authorization failures
 // readable by callError.

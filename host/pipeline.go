@@ -50,6 +50,7 @@ const stageTimeout = 10 * time.Second
 // installedStage is a StageConfig with its hook implementations resolved.
 type installedStage struct {
 	cfg       StageConfig
+	servers   []*glob.Pattern // cfg.Servers, compiled
 	name      string
 	policy    PolicyStage
 	filter    FilterStage
@@ -79,12 +80,15 @@ func newPipeline(cfgs []StageConfig) (*pipeline, error) {
 		default:
 			return nil, fmt.Errorf("host: stage %q: on_error %q: use deny, allow or fallback", c.Stage.StageName(), c.OnError)
 		}
+		var servers []*glob.Pattern
 		for _, g := range c.Servers {
-			if err := glob.Valid(g); err != nil {
+			p, err := glob.Compile(g)
+			if err != nil {
 				return nil, fmt.Errorf("host: stage %q: servers: %w", c.Stage.StageName(), err)
 			}
+			servers = append(servers, p)
 		}
-		is := &installedStage{cfg: c, name: c.Stage.StageName()}
+		is := &installedStage{cfg: c, servers: servers, name: c.Stage.StageName()}
 		uses := func(h abi.Hook) bool { return len(c.Hooks) == 0 || slices.Contains(c.Hooks, h) }
 		if s, ok := c.Stage.(PolicyStage); ok && uses(abi.HookPolicy) {
 			is.policy = s
@@ -128,11 +132,11 @@ func (is *installedStage) has(h abi.Hook) bool {
 }
 
 func (is *installedStage) appliesTo(server string) bool {
-	if len(is.cfg.Servers) == 0 {
+	if len(is.servers) == 0 {
 		return true
 	}
-	for _, g := range is.cfg.Servers {
-		if glob.Match(g, server) {
+	for _, p := range is.servers {
+		if p.Match(server) {
 			return true
 		}
 	}
@@ -162,6 +166,12 @@ func (h *Host) auditCtx(ctx context.Context, e AuditEvent) {
 	if h.opts.stageObserver != nil {
 		h.opts.stageObserver(ctx, e)
 	}
+	if h.opts.audit != nil {
+		defer h.opts.audit(e)
+	}
+	if e.Err == "" && !h.log.IsDebug() {
+		return // the line would be dropped: not worth building on every call
+	}
 	args := []any{"stage", e.Stage, "hook", e.Hook, "server", e.Server, "outcome", e.Outcome, "duration", e.Duration}
 	if e.Tool != "" {
 		args = append(args, "tool", e.Tool)
@@ -177,9 +187,6 @@ func (h *Host) auditCtx(ctx context.Context, e AuditEvent) {
 		h.log.Warn("stage decision", args...)
 	} else {
 		h.log.Debug("stage decision", args...)
-	}
-	if h.opts.audit != nil {
-		h.opts.audit(e)
 	}
 }
 
@@ -346,10 +353,13 @@ func validDecision(d *abi.PolicyDecision) error {
 func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]any, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	// The result is encoded once and each stage's output handed on as it
 	// came; only the last output is decoded (a Wasm stage's output was
-	// already checked by its adapter). A decoding failure is blamed on the
-	// stage that produced it.
+	// already checked by its adapter), and only when a stage changed
+	// something: a chain that passed the result through hands back the
+	// result itself. A decoding failure is blamed on the stage that
+	// returned the output last.
 	var raw []byte
 	last := ""
+	changed := false
 	for _, is := range h.pipeline.stages {
 		if is.transform == nil || !is.appliesTo(tool.Server) {
 			continue
@@ -381,9 +391,10 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			continue
 		}
 		h.auditCtx(ctx, ev)
+		changed = changed || !bytes.Equal(outRaw, raw)
 		raw, last = outRaw, is.name
 	}
-	if last == "" {
+	if !changed {
 		return res, nil
 	}
 	var out mcp.CallToolResult

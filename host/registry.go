@@ -14,9 +14,18 @@ import (
 type registry struct {
 	rebuildMu sync.Mutex // serialises rebuilds: an older result must not overwrite a newer one
 	mu        sync.RWMutex
-	tools     []Tool           // sorted by public name
-	byName    map[string]*Tool // public name -> tool
-	byDisplay map[string]*Tool // "server:tool" -> tool
+	tools     []Tool               // sorted by public name
+	byName    map[string]*callable // public name -> tool
+	byDisplay map[string]*callable // "server:tool" -> tool
+}
+
+// callable is a tool with what every call of it needs, worked out once
+// when the registry is built rather than on each call.
+type callable struct {
+	Tool
+	// paramHeaders are the parameters mirrored into HTTP headers
+	// (toolParamHeaders of the input schema).
+	paramHeaders []paramHeader
 }
 
 // rebuildRegistry recomputes every public name from the tools of the
@@ -78,11 +87,12 @@ func (h *Host) rebuildRegistry() {
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })
 	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return a.Name == b.Name })
-	byName := make(map[string]*Tool, len(tools))
-	byDisplay := make(map[string]*Tool, len(tools))
-	for i := range tools {
-		byName[tools[i].Name] = &tools[i]
-		byDisplay[tools[i].Display] = &tools[i]
+	byName := make(map[string]*callable, len(tools))
+	byDisplay := make(map[string]*callable, len(tools))
+	for _, t := range tools {
+		c := &callable{Tool: t, paramHeaders: toolParamHeaders(t.InputSchema)}
+		byName[t.Name] = c
+		byDisplay[t.Display] = c
 	}
 	h.registry.mu.Lock()
 	h.registry.tools, h.registry.byName, h.registry.byDisplay = tools, byName, byDisplay
@@ -99,13 +109,19 @@ func (h *Host) Tools() []Tool {
 // Resolve returns the tool behind a public name. It also accepts the display
 // form "server:tool".
 func (h *Host) Resolve(name string) (Tool, bool) {
-	h.registry.mu.RLock()
-	defer h.registry.mu.RUnlock()
-	if t, ok := h.registry.byName[name]; ok {
-		return *t, true
-	}
-	if t, ok := h.registry.byDisplay[name]; ok {
-		return *t, true
+	if c := h.resolve(name); c != nil {
+		return c.Tool, true
 	}
 	return Tool{}, false
+}
+
+// resolve is Resolve for a call; nil when the name resolves to no tool.
+// The answer is shared: read it, never change it.
+func (h *Host) resolve(name string) *callable {
+	h.registry.mu.RLock()
+	defer h.registry.mu.RUnlock()
+	if c, ok := h.registry.byName[name]; ok {
+		return c
+	}
+	return h.registry.byDisplay[name]
 }

@@ -73,9 +73,11 @@ fuzz ./host/naming FuzzMap 20000
 fuzz ./transports FuzzLineSource 20000
 fuzz ./transports FuzzEnvelopeScanner 20000
 fuzz ./transports FuzzEventLimitBody 20000
+fuzz ./transports FuzzDecodeMessage 20000
 fuzz ./internal/elicitform FuzzParse 20000
 fuzz ./internal/elicitform FuzzCheck 20000
 fuzz ./host/builtin FuzzTruncate 20000
+fuzz ./host/builtin FuzzTruncateWithinLimit 20000
 fuzz ./pdk/internal/wire FuzzDecoders 20000
 fuzz ./pdk/internal/wire FuzzEncode 20000
 fuzz ./pdk/internal/wire FuzzEncodeString 20000

@@ -15,8 +15,9 @@ import (
 )
 
 // frameSource yields whole frames (one JSON-RPC message or batch each) from
-// a byte stream. A frame over the limit is skipped without being buffered and
-// reported as an *oversizeError carrying what the envelope scanner saw.
+// a byte stream, each in a buffer of its own that the caller keeps. A frame
+// over the limit is skipped without being buffered and reported as an
+// *oversizeError carrying what the envelope scanner saw.
 type frameSource interface {
 	next() ([]byte, error)
 }
@@ -95,6 +96,8 @@ func (l *lineSource) skip(buf, chunk []byte, err error) error {
 }
 
 // decodeFrame decodes one frame: a JSON-RPC message or a batch of them.
+// The messages may point into data (see decodeMessage): a frameSource hands
+// out frames nothing else holds.
 func decodeFrame(data []byte) ([]jsonrpc.Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
@@ -107,7 +110,7 @@ func decodeFrame(data []byte) ([]jsonrpc.Message, error) {
 		}
 		msgs := make([]jsonrpc.Message, 0, len(raws))
 		for _, raw := range raws {
-			msg, err := jsonrpc.DecodeMessage(raw)
+			msg, err := decodeMessage(raw)
 			if err != nil {
 				return nil, err
 			}
@@ -115,7 +118,7 @@ func decodeFrame(data []byte) ([]jsonrpc.Message, error) {
 		}
 		return msgs, nil
 	}
-	msg, err := jsonrpc.DecodeMessage(data)
+	msg, err := decodeMessage(data)
 	if err != nil {
 		return nil, err
 	}
@@ -317,6 +320,14 @@ func (c *msgConn) write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.b.errorf("encode message: %w", err)
 	}
 	c.writeMu.Lock()
+	if err := ctx.Err(); err != nil {
+		// The caller gave up while other messages were being written:
+		// nothing of this one was, and the stream is still in step (a
+		// write begun with its context already done would look like a
+		// server that stopped reading, and end the session).
+		c.writeMu.Unlock()
+		return err
+	}
 	err = c.writeFrame(ctx, data)
 	c.writeMu.Unlock()
 	if err == nil {

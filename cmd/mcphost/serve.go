@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/redact"
@@ -168,6 +169,12 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	}
 	if f.http != "" && verifier == nil && !gateway.IsLoopback(f.http) && !f.insecureNoAuth {
 		return usageError("--http %s is not a loopback address: give --auth-token-env, --auth-token-keychain or --jwt-issuer (or --insecure-no-auth to serve it to anyone who can reach it)", f.http)
+	}
+	if f.http != "" {
+		// A server shared by many clients, small live heap and much
+		// garbage: fewer collections (see internal/gctune; GOGC or
+		// GOMEMLIMIT in the environment leave the collector to them).
+		defer gctune.HeapFloor(gctune.DefaultHeapFloor)()
 	}
 	cfg, err := a.loadConfig()
 	if err != nil {

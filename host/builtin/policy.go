@@ -7,6 +7,8 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcphost/mcphost/pdk/glob"
 
@@ -53,15 +55,49 @@ func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.Poli
 // tools whatever the naming scheme or a map_names plugin calls them, so a
 // renaming cannot walk a tool past a deny.
 func matchAny(globs []string, req *abi.PolicyRequest) (string, bool) {
+	if len(globs) == 0 {
+		return "", false
+	}
 	forms := [...]string{req.Name, req.Server + ":" + req.Tool, "mcp__" + req.Server + "__" + req.Tool}
 	for _, g := range globs {
+		p := compiled(g)
+		if p == nil {
+			continue // matches nothing, as glob.Match says
+		}
 		for _, name := range forms {
-			if glob.Match(g, name) {
+			if p.Match(name) {
 				return g, true
 			}
 		}
 	}
 	return "", false
+}
+
+// patterns holds the policies' globs compiled (string → *glob.Pattern,
+// nil for one that does not compile): a policy runs on every call, and
+// its globs are the configuration's, a set that hardly grows. Past
+// maxPatterns of them, the others are compiled on each use.
+var (
+	patterns      sync.Map
+	patternsCount atomic.Int64
+)
+
+const maxPatterns = 4096
+
+func compiled(g string) *glob.Pattern {
+	if p, ok := patterns.Load(g); ok {
+		return p.(*glob.Pattern)
+	}
+	p, err := glob.Compile(g)
+	if err != nil {
+		p = nil
+	}
+	if patternsCount.Load() < maxPatterns {
+		if _, loaded := patterns.LoadOrStore(g, p); !loaded {
+			patternsCount.Add(1)
+		}
+	}
+	return p
 }
 
 // ConfirmDestructive asks for a confirmation before tools annotated

@@ -33,7 +33,7 @@ func (Truncate) StageName() string { return "builtin:truncate" }
 
 // TransformResult implements host.TransformStage.
 func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultRequest) (*abi.TransformResultResponse, error) {
-	if t.MaxBytes <= 0 {
+	if t.MaxBytes <= 0 || withinLimit(req.Result, t.MaxBytes) {
 		return &abi.TransformResultResponse{Result: req.Result}, nil
 	}
 	var result map[string]any
@@ -95,6 +95,19 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 		return nil, fmt.Errorf("builtin: truncate: %w", err)
 	}
 	return &abi.TransformResultResponse{Result: out}, nil
+}
+
+// withinLimit reports, without decoding it, that a result is a JSON object
+// whose text cannot be over max bytes: the whole result is no longer. (A
+// JSON string of valid UTF-8 never decodes to more bytes than it is
+// written with; escapes only shrink.) Most results are small: they pass
+// unchanged without being decoded.
+func withinLimit(result []byte, max int) bool {
+	if len(result) > max || !utf8.Valid(result) {
+		return false
+	}
+	trimmed := bytes.TrimLeft(result, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(result)
 }
 
 func textOf(c any) (string, bool) {

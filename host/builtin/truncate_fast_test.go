@@ -1,0 +1,72 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// truncateWouldKeep is what Truncate decides by decoding: the result is a
+// JSON object whose text items hold at most max bytes together.
+func truncateWouldKeep(data []byte, max int) bool {
+	var result map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&result) != nil || result == nil {
+		return false
+	}
+	content, _ := result["content"].([]any)
+	total := 0
+	for _, c := range content {
+		if text, ok := textOf(c); ok {
+			total += len(text)
+		}
+	}
+	return total <= max
+}
+
+// withinLimit never passes a result that decoding would truncate or
+// refuse.
+func FuzzTruncateWithinLimit(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"héllo"}]}`,
+		`{"content":[{"type":"text","text":"\u00e9\ud800\n"}]}`,
+		`{"content":[{"type":"text","text":"a"}]} trailing`,
+		" \n{\"content\":[]}",
+		`null`, `[]`, `{"content":[{"type":"text","text":"` + "\xff\xfe" + `"}]}`,
+	} {
+		f.Add([]byte(s), 64)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		max %= 256
+		if withinLimit(data, max) && !truncateWouldKeep(data, max) {
+			t.Fatalf("withinLimit(%q, %d) passed a result Truncate would change or refuse", data, max)
+		}
+	})
+}
+
+// A result within the limit comes back as it came, without being decoded;
+// anything else goes the long way, which still refuses what is not an
+// object.
+func TestTruncatePassesSmallResultsAsTheyCame(t *testing.T) {
+	tr := Truncate{MaxBytes: 100}
+	small := []byte(`{"content":[{"type":"text","text":"hello"}],"structuredContent":{"n":1.50}}`)
+	resp, err := tr.TransformResult(context.Background(), &abi.TransformResultRequest{Result: small})
+	if err != nil || &resp.Result[0] != &small[0] || len(resp.Result) != len(small) {
+		t.Fatalf("small result: %q %v, want the same bytes back", resp.Result, err)
+	}
+	for _, bad := range []string{`null`, `[1]`, `"x"`, `{"content":`} {
+		if _, err := tr.TransformResult(context.Background(), &abi.TransformResultRequest{Result: []byte(bad)}); err == nil {
+			t.Errorf("%s: accepted as a result", bad)
+		}
+	}
+	big := []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 200) + `"}]}`)
+	resp, err = tr.TransformResult(context.Background(), &abi.TransformResultRequest{Result: big})
+	if err != nil || bytes.Equal(resp.Result, big) || !bytes.Contains(resp.Result, []byte("truncated by mcphost")) {
+		t.Fatalf("big result: %.80q %v, want it truncated", resp.Result, err)
+	}
+}

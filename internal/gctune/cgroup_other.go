@@ -1,0 +1,5 @@
+//go:build !linux
+
+package gctune
+
+func cgroupMemoryLimit() uint64 { return 0 }

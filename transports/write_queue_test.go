@@ -1,0 +1,60 @@
+//go:build unix
+
+package transports_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcphost/mcphost/transports"
+)
+
+// A call cancelled while its request waits for another's write to the
+// server's stdin is not sent, and the session lives on: under load many
+// calls share one backend, and one caller giving up must not end it for
+// everyone (the write would otherwise start with its deadline already
+// passed and look like a server that stopped reading).
+func TestStdioWriteCancelledWhileQueued(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal("sh is needed to stand in for a server that reads its stdin late")
+	}
+	// Reads nothing for 700 ms, then everything.
+	tr := newStdio(t, transports.Spec{ID: "late", Kind: transports.KindStdio, Command: sh,
+		Args: []string{"-c", "sleep 0.7; exec cat >/dev/null"}}, fastClose)
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	call := func(id float64, size int) *jsonrpc.Request {
+		mid, _ := jsonrpc.MakeID(id)
+		return &jsonrpc.Request{ID: mid, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", size) + `"}`)}
+	}
+	// The first write fills the pipe and waits for the server to read.
+	first := make(chan error, 1)
+	go func() { first <- conn.Write(context.Background(), call(1, 1<<20)) }()
+	time.Sleep(200 * time.Millisecond)
+	// The second waits behind it; its caller gives up meanwhile.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := conn.Write(ctx, call(2, 10)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("queued write whose caller gave up: %v, want its context's error", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first write: %v", err)
+	}
+	// The session goes on.
+	wctx, wcancel := context.WithTimeout(context.Background(), bound)
+	defer wcancel()
+	if err := conn.Write(wctx, call(3, 10)); err != nil {
+		t.Fatalf("write after a queued write was given up: %v (the session must go on)", err)
+	}
+}
