@@ -99,8 +99,8 @@ func eventStore(stateless bool) mcp.EventStore {
 		return nil
 	}
 	// Resumable streams: a client that lost its SSE stream gets what it
-	// missed (bounded in memory).
-	return mcp.NewMemoryEventStore(nil)
+	// missed (bounded in memory; see boundedEvents).
+	return newBoundedEvents(defaultEventBudget)
 }
 
 // limitBody caps request bodies (the legacy SSE handler has no cap of its
