@@ -12,7 +12,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcphost/mcphost/host"
 )
@@ -36,13 +35,6 @@ func NewOTLPTracer(ctx context.Context, endpoint string) (trace.Tracer, func(con
 		sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName("mcphost"), semconv.ServiceVersion(version()))),
 	)
 	return tp.Tracer("github.com/mcphost/mcphost/gateway"), tp.Shutdown, nil
-}
-
-func (g *Gateway) tracer() trace.Tracer {
-	if g.trace != nil {
-		return g.trace
-	}
-	return noop.NewTracerProvider().Tracer("")
 }
 
 // StageSpans is a host.WithStageObserver callback: each stage decision
