@@ -132,8 +132,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		}
 		for _, name := range f.tokenKeychain {
 			v, err := authn.Secret(name)
-			if err != nil {
+			if errors.Is(err, authn.ErrNoSecret) {
 				return usageError("--auth-token-keychain %s: %v", name, err)
+			}
+			if err != nil {
+				return usageError("--auth-token-keychain %s: %v (on a machine without a keychain, give the token with --auth-token-env)", name, err)
 			}
 			if len(v) < 16 {
 				return usageError("--auth-token-keychain %s: the secret must be a token of at least 16 characters", name)
