@@ -19,9 +19,9 @@ import (
 
 	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/gateway"
-	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
