@@ -79,7 +79,7 @@ in; the subject, scopes and client id reach policies. Listening on a
 non-loopback address without either is refused unless --insecure-no-auth.
 
 A policy's "confirm" becomes an elicitation to the calling client (a denial
-for clients that cannot elicit); backends' elicitation and sampling requests
+for clients that cannot elicit); backends' elicitation, sampling and roots requests
 go to the client whose call is waiting on that backend.`,
 		Example: `  mcphost serve                                   # stdio, for a client's config
   mcphost serve --http 127.0.0.1:8080
