@@ -50,7 +50,7 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 			}))
 		}
 		server := g.serverOf(name)
-		in := relayIn{what: "tools/call " + name, server: server, caller: caller, caps: req.ClientCapabilities(),
+		in := relayIn{what: "tools/call " + name, server: server, caller: caller, conn: req.Session, caps: req.ClientCapabilities(),
 			state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			start := time.Now()
@@ -90,6 +90,7 @@ type relayIn struct {
 	what    string // "tools/call name": a request state answers only the request it was given for
 	server  string // the backend
 	caller  abi.Caller
+	conn    *mcp.ServerSession      // the client's connection
 	caps    *mcp.ClientCapabilities // the caller's
 	state   string                  // the request state the client answers under
 	answers mcp.InputResponseMap
@@ -122,7 +123,7 @@ func (g *Gateway) relayed(ctx context.Context, in relayIn, call func(context.Con
 			answers = nil // more than the gateway would ever ask: the backend asks
 		}
 		var err error
-		p, err = g.relay.start(ctx, in.server, key, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
+		p, err = g.relay.start(ctx, in.server, key, in.conn, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
 			// Answers the client gave unasked go to the backend, which
 			// takes those it recognises (SEP-2322).
 			return call(host.WithInputResponses(host.WithClientCapabilities(ctx, relayable(caps)), answers))
@@ -183,7 +184,7 @@ func toolError(err error) *mcp.CallToolResult {
 func (g *Gateway) readResource(serverID string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
-		in := relayIn{what: "resources/read " + uri, server: serverID, caller: callerOf(req), caps: req.ClientCapabilities(),
+		in := relayIn{what: "resources/read " + uri, server: serverID, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
 			state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			return g.h.ReadResource(ctx, serverID, uri)
@@ -227,7 +228,7 @@ func olderClient(ss *mcp.ServerSession) bool {
 func (g *Gateway) getPrompt(display string) mcp.PromptHandler {
 	server, _, _ := strings.Cut(display, ":")
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		in := relayIn{what: "prompts/get " + req.Params.Name, server: server, caller: callerOf(req), caps: req.ClientCapabilities(),
+		in := relayIn{what: "prompts/get " + req.Params.Name, server: server, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
 			state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			return g.h.GetPrompt(ctx, display, req.Params.Arguments)

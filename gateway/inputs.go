@@ -178,7 +178,7 @@ func (r *Relay) sample(ctx context.Context, server string, params *mcp.CreateMes
 // confirmed, as an elicitation; a client that cannot elicit gets a denial.
 func (r *Relay) confirm(ctx context.Context, req host.ConfirmRequest) (bool, error) {
 	p, _ := ctx.Value(pendingKey{}).(*pending)
-	if p == nil || p.caps.Elicitation == nil {
+	if p == nil || !canElicit(p.caps, &mcp.ElicitParams{}) { // a form
 		return false, nil
 	}
 	args, _ := json.Marshal(req.Arguments)

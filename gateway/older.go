@@ -7,8 +7,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// olderRounds bounds the rounds of input requests a request of a client
-// older than 2026-07-28 may take (go-sdk's server plays one itself).
+// olderRounds bounds the rounds mcphost plays for a request of a client
+// older than 2026-07-28 (go-sdk's server plays one more within each; the
+// host's own bound on a backend's rounds usually ends it first).
 const olderRounds = 10
 
 // askOlder plays further rounds for a client older than 2026-07-28: go-sdk
@@ -27,7 +28,10 @@ func askOlder(ctx context.Context, ss *mcp.ServerSession, method string, req mcp
 		reqs, state := inputRequestsOf(res)
 		answers := mcp.InputResponseMap{}
 		for id, ir := range reqs {
-			a, err := askDirectly(ctx, ss, ir)
+			// As long as a 2026-07-28 client gets to answer a round.
+			actx, cancel := context.WithTimeout(ctx, resumeWait)
+			a, err := askDirectly(actx, ss, ir)
+			cancel()
 			if err != nil {
 				return nil, fmt.Errorf("gateway: asking the client: %w", err)
 			}

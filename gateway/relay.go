@@ -101,6 +101,7 @@ type pending struct {
 	state   string
 	backend string
 	caller  string // identity of the caller: only it may resume
+	conn    any    // the client's connection (its *mcp.ServerSession)
 	what    string // the request ("tools/call name"): a state answers only it
 	caps    *mcp.ClientCapabilities
 	ctx     context.Context // the call's: done when it ends
@@ -138,7 +139,7 @@ type pendingKey struct{}
 func newID() string { return rand.Text() }
 
 // start runs call as a new pending request of a client.
-func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *mcp.ClientCapabilities,
+func (r *Relay) start(ctx context.Context, backend, caller string, conn any, what string, caps *mcp.ClientCapabilities,
 	call func(context.Context) (mcp.Result, error)) (*pending, error) {
 	if caps == nil {
 		caps = &mcp.ClientCapabilities{}
@@ -147,7 +148,8 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 	// client for input; it ends with its result, a cancel, or its client
 	// not answering within resumeWait.
 	r.mu.Lock()
-	if len(r.pending) >= maxPending || r.perCaller[caller] >= maxPendingPerCaller {
+	who := identityOf(caller)
+	if len(r.pending) >= maxPending || r.perCaller[who] >= maxPendingPerCaller {
 		r.mu.Unlock()
 		return nil, errTooManyPending
 	}
@@ -155,11 +157,11 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 	// the relay bounds only the waits for the client (askAll, and a result
 	// nobody comes for).
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pending{state: newID(), backend: backend, caller: caller, what: what, caps: caps, ctx: cctx, cancel: cancel, wait: r.wait,
+	p := &pending{state: newID(), backend: backend, caller: caller, conn: conn, what: what, caps: caps, ctx: cctx, cancel: cancel, wait: r.wait,
 		asks: make(chan []asked), done: make(chan outcome, 1), waiting: map[string]*waiter{}}
 	r.pending[p.state] = p
 	r.byBack[backend] = append(r.byBack[backend], p)
-	r.perCaller[caller]++
+	r.perCaller[who]++
 	r.mu.Unlock()
 	go func() {
 		res, err := callSafely(context.WithValue(cctx, pendingKey{}, p), call)
@@ -178,12 +180,22 @@ func (r *Relay) start(ctx context.Context, backend, caller, what string, caps *m
 	return p, nil
 }
 
+// identityOf is who a caller key (resumeKey: identity and session) counts
+// as for the bounds: its identity, so that one token cannot take every
+// slot by opening sessions; the whole key when there is no identity.
+func identityOf(caller string) string {
+	if who, _, _ := strings.Cut(caller, "\x00"); who != "" {
+		return who
+	}
+	return caller
+}
+
 // Bounds on the requests in flight: each holds a goroutine and, while it
 // waits for its client, a backend request, for up to resumeWait after its
 // client went away.
 const (
 	maxPending          = 4096
-	maxPendingPerCaller = 64
+	maxPendingPerCaller = 256
 )
 
 var errTooManyPending = errors.New("gateway: too many requests in flight for this caller (or in all); retry when some have finished")
@@ -220,8 +232,10 @@ func (r *Relay) finish(p *pending) {
 		return
 	}
 	p.finished = true
-	if r.perCaller[p.caller]--; r.perCaller[p.caller] <= 0 {
-		delete(r.perCaller, p.caller)
+	if who := identityOf(p.caller); r.perCaller[who] > 1 {
+		r.perCaller[who]--
+	} else {
+		delete(r.perCaller, who)
 	}
 	if r.pending[p.state] == p {
 		delete(r.pending, p.state)
@@ -309,13 +323,14 @@ func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
 	delete(r.pending, p.state)
 	p.state = newID()
 	r.pending[p.state] = p
+	state := p.state
 	r.mu.Unlock()
 	if rs, ok := ctx.Value(roundsKey{}).(*rounds); ok {
 		rs.mu.Lock()
 		rs.calls = append(rs.calls, p)
 		rs.mu.Unlock()
 	}
-	return step{asks: reqs, state: p.state}, nil
+	return step{asks: reqs, state: state}, nil
 }
 
 var errCallEnded = errors.New("gateway: the request ended before it could ask its client")
@@ -495,10 +510,10 @@ func (r *Relay) latest(backend string) *pending {
 		if p.ctx.Err() != nil {
 			continue
 		}
-		// Without a session (stateless HTTP, protocol 2026-07-28) one
-		// caller key can be several clients sharing a token: two calls of
-		// it are as ambiguous as two callers' calls.
-		if found != nil && (found.caller != p.caller || strings.HasSuffix(p.caller, "\x00")) {
+		// Two connections of one caller (clients sharing a token without
+		// sessions: stateless HTTP gives every request a connection of its
+		// own) are as ambiguous as two callers.
+		if found != nil && (found.caller != p.caller || found.conn != p.conn) {
 			return nil
 		}
 		found = p

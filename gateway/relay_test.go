@@ -17,12 +17,12 @@ func TestRelayDeclinesAmbiguousRequests(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
-	a, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+	a, _ := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, block)
 	defer r.finish(a)
 	if r.latest("b") != a {
 		t.Fatal("one caller's call: the request goes to it")
 	}
-	bob, _ := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
+	bob, _ := r.start(ctx, "b", "bob\x00s2", nil, "tools/call t", elicitCaps, block)
 	defer r.finish(bob)
 	res, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "alice's secret question"})
 	if err != nil || res.Action != "decline" {
@@ -36,7 +36,7 @@ func TestRelayForgetsAbandonedCalls(t *testing.T) {
 	r := NewRelay()
 	r.wait = 50 * time.Millisecond
 	ctx := context.Background()
-	p, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+	p, _ := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		_, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "still there?"})
 		return nil, err
 	})
@@ -62,7 +62,7 @@ func TestRelayKeepsKeysApart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	got := make(chan string, 2)
-	p, _ := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+	p, _ := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		for _, msg := range []string{"first", "second"} {
 			go func() {
 				answers, err := r.inputs(ctx, "b", mcp.InputRequestMap{"k": &mcp.ElicitParams{Message: msg}})
@@ -135,23 +135,27 @@ func TestRelayBoundsPendingPerCaller(t *testing.T) {
 	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
 	var ps []*pending
 	for range maxPendingPerCaller {
-		p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+		p, err := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, block)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ps = append(ps, p)
 	}
-	if _, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block); err != errTooManyPending {
+	if _, err := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, block); err != errTooManyPending {
 		t.Fatalf("request %d of one caller: %v; want refused", maxPendingPerCaller+1, err)
 	}
-	bob, err := r.start(ctx, "b", "bob\x00s2", "tools/call t", elicitCaps, block)
+	// A session more does not make a caller more.
+	if _, err := r.start(ctx, "b", "alice\x00s2", nil, "tools/call t", elicitCaps, block); err != errTooManyPending {
+		t.Fatalf("the same caller in another session: %v; want refused", err)
+	}
+	bob, err := r.start(ctx, "b", "bob\x00s2", nil, "tools/call t", elicitCaps, block)
 	if err != nil {
 		t.Fatalf("another caller: %v", err)
 	}
 	r.finish(bob)
 	r.finish(ps[0])
 	r.finish(ps[0]) // twice: counted once
-	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, block)
+	p, err := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, block)
 	if err != nil {
 		t.Fatalf("after one finished: %v", err)
 	}
@@ -168,7 +172,7 @@ func TestRelayFinishedCallIsNotRotatedBack(t *testing.T) {
 	r := NewRelay()
 	ctx := context.Background()
 	asked := make(chan struct{})
-	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
+	p, err := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
 		close(asked)
 		_, err := r.elicit(ctx, "b", &mcp.ElicitParams{Message: "?"})
 		return nil, err
@@ -188,48 +192,28 @@ func TestRelayFinishedCallIsNotRotatedBack(t *testing.T) {
 	}
 }
 
-// Without a session, two calls of one identity may be two clients: a
-// backend's request is declined rather than shown to either.
+// Two connections of one identity (clients sharing a token without
+// sessions) may be two clients: a backend's request is declined rather
+// than shown to either. Two calls on one connection are one client's.
 func TestRelaySessionlessCallsAreAmbiguous(t *testing.T) {
 	r := NewRelay()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
-	a, _ := r.start(ctx, "b", "token:ci\x00", "tools/call t", elicitCaps, block)
+	connA, connB := new(int), new(int)
+	a, _ := r.start(ctx, "b", "token:ci\x00", connA, "tools/call t", elicitCaps, block)
 	defer r.finish(a)
 	if r.latest("b") != a {
-		t.Fatal("one sessionless call: the request goes to it")
+		t.Fatal("one call: the request goes to it")
 	}
-	b, _ := r.start(ctx, "b", "token:ci\x00", "tools/call t", elicitCaps, block)
+	a2, _ := r.start(ctx, "b", "token:ci\x00", connA, "tools/call t", elicitCaps, block)
+	defer r.finish(a2)
+	if r.latest("b") != a2 {
+		t.Fatal("two calls on one connection: the request goes to the latest")
+	}
+	b, _ := r.start(ctx, "b", "token:ci\x00", connB, "tools/call t", elicitCaps, block)
 	defer r.finish(b)
 	if r.latest("b") != nil {
-		t.Fatal("two sessionless calls of one token: the request must be declined")
-	}
-}
-
-// The relay bounds waits for the client, not the call: a call that takes
-// longer than resumeWait without asking anything is not cut off (the
-// host's request_timeout is its bound).
-func TestRelayDoesNotCutLongCalls(t *testing.T) {
-	r := NewRelay()
-	r.wait = time.Millisecond
-	ctx := context.Background()
-	release := make(chan struct{})
-	p, err := r.start(ctx, "b", "alice\x00s1", "tools/call t", elicitCaps, func(ctx context.Context) (mcp.Result, error) {
-		select {
-		case <-release:
-			return &mcp.CallToolResult{}, nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * r.wait) // well past the wait, whatever the machine
-	close(release)
-	st, err := r.next(ctx, p)
-	if err != nil || st.res == nil {
-		t.Fatalf("a call longer than the wait: %+v %v", st, err)
+		t.Fatal("calls of one token on two connections: the request must be declined")
 	}
 }

@@ -59,7 +59,7 @@ func Check(wire any) (*jsonschema.Schema, error) {
 // specification keeps out of forms, and is refused rather than
 // interpreted.
 var (
-	formKeywords   = keywords("$schema", "type", "title", "description", "properties", "required")
+	formKeywords   = keywords("$schema", "type", "title", "description", "properties", "required", "additionalProperties")
 	fieldKeywords  = keywords("type", "title", "description", "default", "format", "minLength", "maxLength", "minimum", "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems")
 	itemsKeywords  = keywords("type", "enum", "anyOf")
 	choiceKeywords = keywords("const", "title", "description")
@@ -85,6 +85,12 @@ func checkKeywords(raw []byte) error {
 	}
 	if err := only(form, formKeywords); err != nil {
 		return fmt.Errorf(": %v", err)
+	}
+	// Schema generators (go-sdk's jsonschema.For, zod) say
+	// "additionalProperties": false; a schema there could describe nested
+	// fields, and answers hold only the form's fields anyway.
+	if ap, ok := form["additionalProperties"]; ok && string(ap) != "false" && string(ap) != "true" {
+		return fmt.Errorf(": additionalProperties may only be true or false in a form")
 	}
 	var props map[string]map[string]json.RawMessage
 	if p, ok := form["properties"]; ok {

@@ -16,6 +16,8 @@ func TestCheck(t *testing.T) {
 		`{"type":"object","properties":{"e":{"type":"string","oneOf":[{"const":"a","title":"A"}]}}}`,
 		`{"type":"object","properties":{"m":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`,
 		`{"type":"object","properties":{"m":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"}]}}}}`,
+		// What schema generators write (go-sdk's jsonschema.For, zod).
+		`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`,
 		// What go-sdk's own check refuses and the specification allows.
 		`{"type":"object","properties":{"m":{"type":"array","items":{"type":"string","anyOf":[{"const":"a","title":"A"}]}}}}`,
 	}
@@ -40,7 +42,7 @@ func TestCheck(t *testing.T) {
 		`{"type":"object","properties":{"x":{"type":"array","items":{"anyOf":[{"const":1,"title":"One"}]}}}}`: "non-empty string",
 		// What the specification keeps out of forms, by the back door.
 		`{"type":"object","allOf":[{"properties":{"o":{"type":"object"}}}]}`:                                                  `keyword "allOf"`,
-		`{"type":"object","additionalProperties":{"type":"object"}}`:                                                          `keyword "additionalProperties"`,
+		`{"type":"object","additionalProperties":{"type":"object"}}`:                                                          "only be true or false",
 		`{"type":"object","$defs":{"x":{}},"properties":{"x":{"$ref":"#/$defs/x"}}}`:                                          `keyword "$defs"`,
 		`{"type":["object","null"]}`:                                                                                          "must be an object",
 		`{"type":"object","properties":{"x":{"type":"string","anyOf":[{"type":"object"}]}}}`:                                  `keyword "anyOf"`,
