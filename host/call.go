@@ -145,6 +145,9 @@ func (s *server) callError(callerCtx, callCtx context.Context, sess *mcp.ClientS
 		// the request asks for: that call's error; the session goes on.
 		return fmt.Errorf("server %q: %s: invalid result: %w", s.cfg.ID, what, err)
 	}
+	if he := (hostError{}); errors.As(err, &he) {
+		return fmt.Errorf("server %q: %s: %w", s.cfg.ID, what, he.error)
+	}
 	if !serverAnswered(err) && !errors.Is(err, transports.ErrResponseRefused) && sess != nil {
 		// Not the server's answer: the connection failed under the call.
 		return fmt.Errorf("server %q: %s: connection lost during the call: %w", s.cfg.ID, what, sessionEnd(sess, err))

@@ -77,6 +77,13 @@ func (h *Host) newClient(s *server) *mcp.Client {
 	return c
 }
 
+// hostError marks an error the host's own middleware made while a request
+// was sent (input rounds, a panic survived), not the connection's: the call
+// fails with it, and the connection is not blamed.
+type hostError struct{ error }
+
+func (e hostError) Unwrap() error { return e.error }
+
 // survivePanics turns a panic while a request to the server is sent, or
 // its answer decoded, into that request's error: go-sdk v1.8.0 panics on
 // some malformed answers (an input request map with a null entry), and one
@@ -89,7 +96,7 @@ func (s *server) survivePanics(next mcp.MethodHandler) mcp.MethodHandler {
 				// The panic value may quote the server's answer: debug
 				// log only, and escaped by the logger.
 				s.log.Debug("panic on a server's answer", "method", method, "panic", fmt.Sprint(v))
-				res, err = nil, fmt.Errorf("server %q: invalid answer to %s (it could not be decoded)", s.cfg.ID, method)
+				res, err = nil, hostError{fmt.Errorf("invalid answer to %s (it could not be decoded)", method)}
 			}
 		}()
 		return next(ctx, method, req)

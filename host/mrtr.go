@@ -99,7 +99,7 @@ func (h *Host) inputRounds(server string) mcp.Middleware {
 			if answers, _ := ctx.Value(firstAnswersKey{}).(mcp.InputResponseMap); len(answers) > 0 {
 				var err error
 				if req, err = retryWith(cs, req, answers, ""); err != nil {
-					return nil, err
+					return nil, hostError{err}
 				}
 			}
 			if h.opts.inputs == nil {
@@ -116,11 +116,11 @@ func (h *Host) inputRounds(server string) mcp.Middleware {
 					return res, nil
 				}
 				if round >= maxInputRounds {
-					return nil, fmt.Errorf("server %q still asks for input after %d rounds", server, maxInputRounds)
+					return nil, hostError{fmt.Errorf("server %q still asks for input after %d rounds", server, maxInputRounds)}
 				}
 				if len(reqs) == 0 {
 					if busy++; busy >= maxBusyRounds {
-						return nil, fmt.Errorf("server %q is busy (it asked for no input %d times)", server, busy)
+						return nil, hostError{fmt.Errorf("server %q is busy (it asked for no input %d times)", server, busy)}
 					}
 					select {
 					case <-time.After(time.Duration(busy) * busyPause):
@@ -131,10 +131,10 @@ func (h *Host) inputRounds(server string) mcp.Middleware {
 				}
 				answers, err := h.answerInputs(ctx, server, reqs)
 				if err != nil {
-					return nil, err
+					return nil, hostError{err}
 				}
 				if req, err = retryWith(cs, req, answers, state); err != nil {
-					return nil, err
+					return nil, hostError{err}
 				}
 			}
 		}

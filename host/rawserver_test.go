@@ -98,6 +98,9 @@ func TestInvalidResultIsThatCallsError(t *testing.T) {
 	// error too, not the end of the process.
 	_, err = callWithin(t, h, "raw:nullinput", nil, bound)
 	wantErr(t, err, "an answer go-sdk panics on", `server "raw"`, "could not be decoded")
+	if err != nil && strings.Contains(err.Error(), "connection lost") {
+		t.Errorf("error %q blames the connection", err)
+	}
 	res, err := callWithin(t, h, "raw:good", nil, bound)
 	if err != nil || textOf(t, res) != "ok" {
 		t.Fatalf("the next call: %v", err)
