@@ -406,8 +406,11 @@ func TestStdioWriteHonoursDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := jsonrpc.MakeID(float64(1))
-	big := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", 4<<20) + `"}`)}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Far more than a pipe holds, quick to encode; the deadline leaves the
+	// write time to start (a write whose deadline passed before it began
+	// writes nothing and says only that), however loaded the machine.
+	big := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", 1<<20) + `"}`)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- conn.Write(ctx, big) }()
