@@ -173,7 +173,10 @@ type msgConn struct {
 	readDone chan struct{} // closed when the read loop ended; readErr is set
 	readErr  error
 
-	writeMu   sync.Mutex
+	// writing holds one token: the right to write a frame. A channel
+	// rather than a mutex, so that a caller who gives up while another's
+	// frame is being written stops waiting at once.
+	writing   chan struct{}
 	closing   atomic.Bool
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -187,6 +190,7 @@ func newMsgConn(b *base, src frameSource) *msgConn {
 		incoming: make(chan jsonrpc.Message),
 		readDone: make(chan struct{}),
 		closed:   make(chan struct{}),
+		writing:  make(chan struct{}, 1),
 	}
 }
 
@@ -319,17 +323,24 @@ func (c *msgConn) write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return c.b.errorf("encode message: %w", err)
 	}
-	c.writeMu.Lock()
+	select {
+	case c.writing <- struct{}{}:
+	case <-ctx.Done():
+		// The caller gave up while another's frame was being written:
+		// nothing of this one was, and the stream is still in step.
+		return ctx.Err()
+	case <-c.closed:
+		return c.b.errorf("%w", mcp.ErrConnectionClosed)
+	}
 	if err := ctx.Err(); err != nil {
-		// The caller gave up while other messages were being written:
-		// nothing of this one was, and the stream is still in step (a
-		// write begun with its context already done would look like a
-		// server that stopped reading, and end the session).
-		c.writeMu.Unlock()
+		// Given up at the moment the turn came: a write begun with its
+		// context already done would look like a server that stopped
+		// reading, and end the session.
+		<-c.writing
 		return err
 	}
 	err = c.writeFrame(ctx, data)
-	c.writeMu.Unlock()
+	<-c.writing
 	if err == nil {
 		return nil
 	}

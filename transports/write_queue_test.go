@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +28,11 @@ func TestStdioWriteCancelledWhileQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal("sh is needed to stand in for a server that reads its stdin late")
 	}
-	// Reads nothing for 700 ms, then everything.
+	// Reads nothing until the test says so (a file appears), then
+	// everything.
+	goAhead := filepath.Join(t.TempDir(), "go")
 	tr := newStdio(t, transports.Spec{ID: "late", Kind: transports.KindStdio, Command: sh,
-		Args: []string{"-c", "sleep 0.7; exec cat >/dev/null"}}, fastClose)
+		Args: []string{"-c", `while [ ! -e "$1" ]; do sleep 0.05; done; exec cat >/dev/null`, "sh", goAhead}}, fastClose)
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +42,8 @@ func TestStdioWriteCancelledWhileQueued(t *testing.T) {
 		mid, _ := jsonrpc.MakeID(id)
 		return &jsonrpc.Request{ID: mid, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", size) + `"}`)}
 	}
-	// The first write fills the pipe and waits for the server to read.
+	// The first write fills the pipe and waits for the server to read;
+	// the pause lets it take the write lock first.
 	first := make(chan error, 1)
 	go func() { first <- conn.Write(context.Background(), call(1, 1<<20)) }()
 	time.Sleep(200 * time.Millisecond)
@@ -47,6 +52,9 @@ func TestStdioWriteCancelledWhileQueued(t *testing.T) {
 	defer cancel()
 	if err := conn.Write(ctx, call(2, 10)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("queued write whose caller gave up: %v, want its context's error", err)
+	}
+	if err := os.WriteFile(goAhead, nil, 0o600); err != nil { // the server reads now
+		t.Fatal(err)
 	}
 	if err := <-first; err != nil {
 		t.Fatalf("first write: %v", err)
