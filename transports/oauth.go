@@ -1,7 +1,9 @@
 package transports
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -126,11 +128,21 @@ func (o *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 			}
 			// The caller sees the server's refusal (its body was read by
 			// Authorize); the reason is kept for LastAuthError.
-			return &http.Response{
+			refusal := &http.Response{
 				Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
 				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 				Header: header, Body: http.NoBody, Request: req,
-			}, nil
+			}
+			if status == http.StatusForbidden {
+				// A scope the caller could not get refuses this request,
+				// not the session: a JSON-RPC error for it keeps go-sdk from
+				// ending the connection over a bare 403.
+				if body := refusedRequestError(req); body != nil {
+					refusal.Header.Set("Content-Type", "application/json")
+					refusal.Body, refusal.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+				}
+			}
+			return refusal, nil
 		}
 		o.gen++
 	} else {
@@ -167,6 +179,31 @@ func authorizationMatter(resp *http.Response) bool {
 		}
 	}
 	return false
+}
+
+// refusedRequestError is a JSON-RPC error answering the request req
+// carries (nil when it carries none: a notification, a batch, no body).
+func refusedRequestError(req *http.Request) []byte {
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.NewDecoder(io.LimitReader(rc, 16<<20)).Decode(&msg); err != nil || len(msg.ID) == 0 || string(msg.ID) == "null" {
+		return nil
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID,
+		"error": map[string]any{"code": -32600, "message": "refused by the server: not authorized for this request (HTTP 403)"}})
+	if err != nil {
+		return nil
+	}
+	return body
 }
 
 func replayable(req *http.Request) bool { return req.Body == nil || req.GetBody != nil }
