@@ -175,17 +175,6 @@ func startClient(t *testing.T, version, clientVersion string, stages []host.Stag
 	return f
 }
 
-func text(t *testing.T, res *mcp.CallToolResult) string {
-	t.Helper()
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 func TestToolsPassThrough(t *testing.T) {
 	f := start(t, nil, nil)
 	ctx := ctxFor(t)
@@ -203,11 +192,11 @@ func TestToolsPassThrough(t *testing.T) {
 		}
 	}
 	res, err := f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "through the gateway"}})
-	if err != nil || text(t, res) != "through the gateway" {
+	if err != nil || hosttest.Text(res) != "through the gateway" {
 		t.Fatalf("echo: %v %v", res, err)
 	}
 	res, err = f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__add", Arguments: map[string]any{"a": 2, "b": 3}})
-	if err != nil || res.StructuredContent == nil || !strings.Contains(text(t, res), "5") {
+	if err != nil || res.StructuredContent == nil || !strings.Contains(hosttest.Text(res), "5") {
 		t.Fatalf("add: %+v %v", res, err)
 	}
 	// Progress reaches the caller.
@@ -216,7 +205,7 @@ func TestToolsPassThrough(t *testing.T) {
 	f2 := start(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) }})
 	params := &mcp.CallToolParams{Name: "mcp__b__slow"}
 	params.SetProgressToken("p1")
-	if res, err := f2.client.CallTool(ctx, params); err != nil || text(t, res) != "done" {
+	if res, err := f2.client.CallTool(ctx, params); err != nil || hosttest.Text(res) != "done" {
 		t.Fatalf("slow: %v %v", res, err)
 	}
 	waitFor(t, "3 progress notifications", func() bool { return progress.Load() == 3 })
@@ -266,8 +255,8 @@ func TestElicitationIsRelayed(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
 	}})
 	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__ask"})
-	if err != nil || text(t, res) != "accept:ada" || asked.Load() != "your name?" {
-		t.Fatalf("ask: %q %v (asked %v)", text(t, res), err, asked.Load())
+	if err != nil || hosttest.Text(res) != "accept:ada" || asked.Load() != "your name?" {
+		t.Fatalf("ask: %q %v (asked %v)", hosttest.Text(res), err, asked.Load())
 	}
 }
 
@@ -284,8 +273,8 @@ func TestTitledMultiSelectIsRelayed(t *testing.T) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}}, gateway.Options{})
 		res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__choose"})
-		if err != nil || text(t, res) != "decline<nil>" || asked.Load() != "colours?" {
-			t.Fatalf("client %s: choose: %q %v (asked %v)", clientVersion, text(t, res), err, asked.Load())
+		if err != nil || hosttest.Text(res) != "decline<nil>" || asked.Load() != "colours?" {
+			t.Fatalf("client %s: choose: %q %v (asked %v)", clientVersion, hosttest.Text(res), err, asked.Load())
 		}
 	}
 }
@@ -298,7 +287,7 @@ func TestFailedElicitationEndsTheCall(t *testing.T) {
 		return nil, errors.New("no form here")
 	}}, gateway.Options{})
 	if res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__choose"}); err == nil && !res.IsError {
-		t.Fatalf("choose with a failing client: %q; want an error", text(t, res))
+		t.Fatalf("choose with a failing client: %q; want an error", hosttest.Text(res))
 	}
 	if !gateway.WaitIdle(f.relay, ctxFor(t)) {
 		t.Fatal("the call is still pending after its request ended")
@@ -315,8 +304,8 @@ func TestConfirmBecomesElicitation(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
 	}})
 	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "ok"}})
-	if err != nil || res.IsError || text(t, res) != "ok" || confirmations.Load() != 1 {
-		t.Fatalf("confirmed call: %q %v (%d confirmations)", text(t, res), err, confirmations.Load())
+	if err != nil || res.IsError || hosttest.Text(res) != "ok" || confirmations.Load() != 1 {
+		t.Fatalf("confirmed call: %q %v (%d confirmations)", hosttest.Text(res), err, confirmations.Load())
 	}
 	f2 := start(t, stages, nil)
 	res, err = f2.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "ok"}})
@@ -470,7 +459,7 @@ func TestShutdownFinishesCallsInFlight(t *testing.T) {
 			result <- err.Error()
 			return
 		}
-		result <- text(t, res)
+		result <- hosttest.Text(res)
 	}()
 	<-started
 	stop() // SIGTERM: stop accepting, let the call finish

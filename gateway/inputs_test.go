@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host/hosttest"
 )
 
 // Input requests in backends' results (protocol 2026-07-28, SEP-2322) as
@@ -90,8 +91,8 @@ func TestBackendInputRequestsKeepTheirKeys(t *testing.T) {
 		"greeting":     &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hello"}},
 		"client_roots": &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}}},
 	}})
-	if err != nil || res.IsError || text(t, res) != "backend-state ada hello file:///work" {
-		t.Fatalf("second round: %q %v", text(t, res), err)
+	if err != nil || res.IsError || hosttest.Text(res) != "backend-state ada hello file:///work" {
+		t.Fatalf("second round: %q %v", hosttest.Text(res), err)
 	}
 }
 
@@ -126,8 +127,8 @@ func TestUnansweredInputRequestsAreAskedAgain(t *testing.T) {
 		t.Fatalf("after answering a only: %v %v; want b asked again", keys(res.InputRequests), err)
 	}
 	res, err = f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__two", RequestState: res.RequestState, InputResponses: mcp.InputResponseMap{"b": accept("y")}})
-	if err != nil || text(t, res) != "xy" {
-		t.Fatalf("after answering b: %q %v", text(t, res), err)
+	if err != nil || hosttest.Text(res) != "xy" {
+		t.Fatalf("after answering b: %q %v", hosttest.Text(res), err)
 	}
 }
 
@@ -154,8 +155,8 @@ func TestBackendSeesCallerCapabilities(t *testing.T) {
 	f2 := startClient(t, "", "", nil, manualClient(), gateway.Options{})
 	addBackendTool(t, f2, "needs_sampling", needsSampling)
 	res, err := f2.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__needs_sampling"})
-	if err != nil || text(t, res) != "ran" {
-		t.Fatalf("a caller with sampling: %q %v", text(t, res), err)
+	if err != nil || hosttest.Text(res) != "ran" {
+		t.Fatalf("a caller with sampling: %q %v", hosttest.Text(res), err)
 	}
 }
 
@@ -215,7 +216,7 @@ func TestUnaskedAnswersReachBackend(t *testing.T) {
 		"name":  &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}},
 		"extra": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"foo": "bar"}},
 	}})
-	if err != nil || res.NeedsInput() || text(t, res) != "accept:ada" {
-		t.Fatalf("a call with answers given unasked: %q %v (input requests %v)", text(t, res), err, keys(res.InputRequests))
+	if err != nil || res.NeedsInput() || hosttest.Text(res) != "accept:ada" {
+		t.Fatalf("a call with answers given unasked: %q %v (input requests %v)", hosttest.Text(res), err, keys(res.InputRequests))
 	}
 }

@@ -62,14 +62,22 @@ func askDirectly(ctx context.Context, ss *mcp.ServerSession, ir mcp.InputRequest
 	return nil, fmt.Errorf("an input request of type %T", ir)
 }
 
+// inputRequestsOf is what a result asks the client, with the state to
+// answer under (none for a complete result, or no result).
 func inputRequestsOf(res mcp.Result) (mcp.InputRequestMap, string) {
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
-		return r.InputRequests, r.RequestState
+		if r != nil {
+			return r.InputRequests, r.RequestState
+		}
 	case *mcp.GetPromptResult:
-		return r.InputRequests, r.RequestState
+		if r != nil {
+			return r.InputRequests, r.RequestState
+		}
 	case *mcp.ReadResourceResult:
-		return r.InputRequests, r.RequestState
+		if r != nil {
+			return r.InputRequests, r.RequestState
+		}
 	}
 	return nil, ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/hosttest"
 )
 
 // A client older than 2026-07-28 that plays no rounds of its own (as
@@ -42,8 +43,8 @@ func TestOlderClientGetsEveryRound(t *testing.T) {
 			RequestState: next}, nil, nil
 	})
 	res, err := f.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__rounds"})
-	if err != nil || res.IsError || text(t, res) != "done r4" || len(asked) != 4 {
-		t.Fatalf("four rounds: %q %v, asked %q", text(t, res), err, asked)
+	if err != nil || res.IsError || hosttest.Text(res) != "done r4" || len(asked) != 4 {
+		t.Fatalf("four rounds: %q %v, asked %q", hosttest.Text(res), err, asked)
 	}
 	if !gateway.WaitIdle(f.relay, ctx) {
 		t.Fatal("a call is left pending")
@@ -52,8 +53,8 @@ func TestOlderClientGetsEveryRound(t *testing.T) {
 	asked = nil
 	f2 := startClient(t, "", "2025-11-25", []host.StageConfig{{Stage: confirmAll{}}}, older, gateway.Options{})
 	res, err = f2.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__ask"})
-	if err != nil || res.IsError || text(t, res) != "accept:ada" || len(asked) != 2 {
-		t.Fatalf("confirmation, then the backend's question: %q %v, asked %q", text(t, res), err, asked)
+	if err != nil || res.IsError || hosttest.Text(res) != "accept:ada" || len(asked) != 2 {
+		t.Fatalf("confirmation, then the backend's question: %q %v, asked %q", hosttest.Text(res), err, asked)
 	}
 	if !gateway.WaitIdle(f2.relay, ctx) {
 		t.Fatal("a call is left pending")

@@ -395,15 +395,8 @@ func (r *Relay) endUnanswered(next mcp.MethodHandler) mcp.MethodHandler {
 
 // asksClient reports whether a result hands input requests to the client.
 func asksClient(res mcp.Result) bool {
-	switch r := res.(type) {
-	case *mcp.CallToolResult:
-		return r != nil && len(r.InputRequests) > 0
-	case *mcp.GetPromptResult:
-		return r != nil && len(r.InputRequests) > 0
-	case *mcp.ReadResourceResult:
-		return r != nil && len(r.InputRequests) > 0
-	}
-	return false
+	reqs, _ := inputRequestsOf(res)
+	return len(reqs) > 0
 }
 
 // answer delivers the client's responses to the waiting askers; an answer

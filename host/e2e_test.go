@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 
@@ -114,9 +115,9 @@ func callText(t *testing.T, h *host.Host, name string, args map[string]any) stri
 		t.Fatalf("CallTool(%s): %v", name, err)
 	}
 	if res.IsError {
-		t.Fatalf("CallTool(%s): tool error: %s", name, textOf(t, res))
+		t.Fatalf("CallTool(%s): tool error: %s", name, hosttest.Text(res))
 	}
-	return textOf(t, res)
+	return hosttest.Text(res)
 }
 
 // stdioNPMServer is the config of an npm server run over stdio with the npm
@@ -272,8 +273,8 @@ func TestE2EEverything(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("trigger-long-running-operation: %v %+v", err, res)
 			}
-			if !strings.Contains(textOf(t, res), "completed") {
-				t.Errorf("trigger-long-running-operation = %q", textOf(t, res))
+			if !strings.Contains(hosttest.Text(res), "completed") {
+				t.Errorf("trigger-long-running-operation = %q", hosttest.Text(res))
 			}
 			select {
 			case <-got:
@@ -367,8 +368,8 @@ func TestE2EMemory(t *testing.T) {
 			Observations []string `json:"observations"`
 		} `json:"entities"`
 	}
-	if err := json.Unmarshal([]byte(textOf(t, res)), &graph); err != nil {
-		t.Fatalf("read_graph text is not the graph JSON: %v\n%s", err, textOf(t, res))
+	if err := json.Unmarshal([]byte(hosttest.Text(res)), &graph); err != nil {
+		t.Fatalf("read_graph text is not the graph JSON: %v\n%s", err, hosttest.Text(res))
 	}
 	var names []string
 	for _, e := range graph.Entities {

@@ -237,7 +237,7 @@ func pidOf(t *testing.T, h *host.Host, id string) string {
 	if err != nil {
 		t.Fatalf("pid of %s: %v", id, err)
 	}
-	return textOf(t, res)
+	return hosttest.Text(res)
 }
 
 // falseLoss fails t if err says that the connection was lost while server
@@ -765,7 +765,7 @@ func TestFaultFrameOverLimit(t *testing.T) {
 		wantErr(t, err, "big answer over the limit", `"`+id+`"`, `"big"`, "max_message_bytes")
 		falseLoss(t, ev, mark, id, err)
 		res, err := callWithin(t, h, id+":big", map[string]any{"n": limit / 2}, bound)
-		if err != nil || len(textOf(t, res)) != limit/2 {
+		if err != nil || len(hosttest.Text(res)) != limit/2 {
 			t.Errorf("big answer under the limit: %v", err)
 		}
 		echoWorks(t, h, id)
@@ -817,7 +817,7 @@ func TestFaultHTTPSessionLost(t *testing.T) {
 		if !containsAny(err.Error(), "404", "session") {
 			t.Errorf("error %q does not say the session was lost", err)
 		}
-	} else if got := textOf(t, res); got != "after" {
+	} else if got := hosttest.Text(res); got != "after" {
 		t.Errorf("call on a lost session answered %q", got)
 	}
 	echoWorks(t, h, "good")
@@ -910,7 +910,7 @@ func TestFaultSlowAnswers(t *testing.T) {
 		wantErr(t, err, "call with a 500ms deadline", `"`+id+`"`, `"echo"`, "no answer within 500ms")
 		echoWorks(t, h, "good")
 		res, err := callWithin(t, h, id+":echo", map[string]any{"text": "late"}, 10*time.Second)
-		if err != nil || textOf(t, res) != "late" {
+		if err != nil || hosttest.Text(res) != "late" {
 			t.Errorf("call with a 10s deadline: %v", err)
 		}
 		if st := statusOf(t, h, id); st.State != host.StateReady {
@@ -973,7 +973,7 @@ func TestFaultNotificationFlood(t *testing.T) {
 		case <-time.After(2 * bound):
 			t.Fatal("the flood call did not return")
 		}
-		if r.err != nil || textOf(t, r.res) != fmt.Sprintf("flooded %d", n) {
+		if r.err != nil || hosttest.Text(r.res) != fmt.Sprintf("flooded %d", n) {
 			t.Fatalf("flood: %v %+v", r.err, r.res)
 		}
 		waitFor(t, "progress notifications", func() bool { return progress.Load() > 0 })
@@ -1019,7 +1019,7 @@ func TestFaultManyTools(t *testing.T) {
 			t.Errorf("%d tools of %s listed, want at least %d", count, id, n)
 		}
 		res, err := callWithin(t, h, id+":t09999", map[string]any{"text": "last page"}, bound)
-		if err != nil || textOf(t, res) != "last page" {
+		if err != nil || hosttest.Text(res) != "last page" {
 			t.Errorf("t09999: %v %+v", err, res)
 		}
 		echoWorks(t, h, id)
@@ -1262,7 +1262,7 @@ func checkDeepResult(t *testing.T, h *host.Host, ev *eventLog, id string) {
 	t.Helper()
 	mark := ev.mark()
 	res, err := callWithin(t, h, id+":deepresult", map[string]any{"depth": 20}, bound)
-	if err != nil || textOf(t, res) != "deep" {
+	if err != nil || hosttest.Text(res) != "deep" {
 		t.Fatalf("a result nested 20 levels: %v", err)
 	}
 	_, err = callWithin(t, h, id+":deepresult", map[string]any{"depth": 1200}, bound)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/internal/demo"
 )
 
@@ -64,17 +65,6 @@ func newToolServer(name string, tools ...string) *mcp.Server {
 	return s
 }
 
-func textOf(t *testing.T, res *mcp.CallToolResult) string {
-	t.Helper()
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 func statusOf(t *testing.T, h *host.Host, id string) host.ServerStatus {
 	t.Helper()
 	for _, st := range h.Status() {
@@ -109,7 +99,7 @@ func TestToolsAreNamedAndCallableAcrossServers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CallTool(%s): %v", name, err)
 		}
-		if got := textOf(t, res); got != want {
+		if got := hosttest.Text(res); got != want {
 			t.Errorf("CallTool(%s) = %q, want %q", name, got, want)
 		}
 	}
@@ -307,7 +297,7 @@ func TestToolListChangedUpdatesRegistry(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	res, err := h.CallTool(testContext(t), "mcp__alpha__added", nil)
-	if err != nil || textOf(t, res) != "new" {
+	if err != nil || hosttest.Text(res) != "new" {
 		t.Fatalf("calling the added tool: %v", err)
 	}
 	srv.RemoveTools("echo")
@@ -347,7 +337,7 @@ func TestElicitationAndCapabilities(t *testing.T) {
 	t.Run("without handler", func(t *testing.T) {
 		h := startHost(t, cfg, host.WithInProcessServer("asker", s))
 		res, err := h.CallTool(testContext(t), "asker:ask", nil)
-		if err != nil || textOf(t, res) != "no elicitation" {
+		if err != nil || hosttest.Text(res) != "no elicitation" {
 			t.Fatalf("got %v %v", res, err)
 		}
 		if gotCaps.Roots.ListChanged || gotCaps.Sampling != nil {
@@ -362,8 +352,8 @@ func TestElicitationAndCapabilities(t *testing.T) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 			}))
 		res, err := h.CallTool(testContext(t), "asker:ask", nil)
-		if err != nil || textOf(t, res) != "accept:Ada" || askedBy != "asker" {
-			t.Fatalf("got %v %v (asked by %q)", textOf(t, res), err, askedBy)
+		if err != nil || hosttest.Text(res) != "accept:Ada" || askedBy != "asker" {
+			t.Fatalf("got %v %v (asked by %q)", hosttest.Text(res), err, askedBy)
 		}
 	})
 }
@@ -494,8 +484,8 @@ func TestRootsAndSamplingReachHandlers(t *testing.T) {
 		h := startHost(t, cfg, host.WithInProcessServer("needy", s))
 		for tool, want := range map[string]string{"needy:roots": "no roots capability", "needy:sample": "no sampling capability"} {
 			res, err := h.CallTool(testContext(t), tool, nil)
-			if err != nil || textOf(t, res) != want {
-				t.Errorf("%s: %q %v, want %q", tool, textOf(t, res), err, want)
+			if err != nil || hosttest.Text(res) != want {
+				t.Errorf("%s: %q %v, want %q", tool, hosttest.Text(res), err, want)
 			}
 		}
 	})
@@ -508,12 +498,12 @@ func TestRootsAndSamplingReachHandlers(t *testing.T) {
 				return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: "4"}}, nil
 			}))
 		res, err := h.CallTool(testContext(t), "needy:roots", nil)
-		if err != nil || textOf(t, res) != "file:///project" {
-			t.Errorf("roots: %q %v", textOf(t, res), err)
+		if err != nil || hosttest.Text(res) != "file:///project" {
+			t.Errorf("roots: %q %v", hosttest.Text(res), err)
 		}
 		res, err = h.CallTool(testContext(t), "needy:sample", nil)
-		if err != nil || textOf(t, res) != "4" || sampledFor != "needy" {
-			t.Errorf("sampling: %q %v (asked by %q)", textOf(t, res), err, sampledFor)
+		if err != nil || hosttest.Text(res) != "4" || sampledFor != "needy" {
+			t.Errorf("sampling: %q %v (asked by %q)", hosttest.Text(res), err, sampledFor)
 		}
 	})
 }

@@ -98,7 +98,7 @@ func TestLoadWithKilledServer(t *testing.T) {
 			if err != nil {
 				continue // it is restarting
 			}
-			if pid, err := strconv.Atoi(textOf(t, res)); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			if pid, err := strconv.Atoi(hosttest.Text(res)); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
 				kills.Add(1)
 			}
 		}
@@ -124,7 +124,7 @@ func TestLoadWithKilledServer(t *testing.T) {
 					mu.Lock()
 					failures[id+": "+failureCause(err)]++
 					mu.Unlock()
-				case res.IsError || textOf(t, res) != want:
+				case res.IsError || hosttest.Text(res) != want:
 					wrong.Add(1)
 					t.Errorf("call %q on %s got %+v", want, id, res)
 				default:

@@ -166,7 +166,7 @@ func TestPolicyChain(t *testing.T) {
 				if err != nil {
 					t.Fatalf("CallTool: %v", err)
 				}
-				if got := textOf(t, res); !strings.Contains(got, tc.serverArg) {
+				if got := hosttest.Text(res); !strings.Contains(got, tc.serverArg) {
 					t.Errorf("server received %s, want %s", got, tc.serverArg)
 				}
 			}
@@ -229,7 +229,7 @@ func TestPoliciesDecideOnFinalArguments(t *testing.T) {
 	if asks != 1 || shown["limit"] != 10.0 || shown["q"] != "x" {
 		t.Errorf("asked %d times, showing %v; want once, with the final arguments", asks, shown)
 	}
-	if got := textOf(t, res); got != `{"limit":10,"q":"x"}` {
+	if got := hosttest.Text(res); got != `{"limit":10,"q":"x"}` {
 		t.Errorf("server received %s", got)
 	}
 
@@ -270,7 +270,7 @@ func TestTransformsComposeAndTruncationKeepsFullResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := `{"text":"0123456789"}-A-B`
-	text := textOf(t, res)
+	text := hosttest.Text(res)
 	if !strings.HasPrefix(text, full[:10]+fmt.Sprintf("\n[truncated by mcphost: showing 10 of %d bytes", len(full))) {
 		t.Fatalf("truncated text = %q", text)
 	}
@@ -283,7 +283,7 @@ func TestTransformsComposeAndTruncationKeepsFullResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored mcp.CallToolResult
-	if err := json.Unmarshal([]byte(read.Contents[0].Text), &stored); err != nil || textOf(t, &stored) != full {
+	if err := json.Unmarshal([]byte(read.Contents[0].Text), &stored); err != nil || hosttest.Text(&stored) != full {
 		t.Fatalf("stored result = %s (%v)", read.Contents[0].Text, err)
 	}
 	listed, err := h.Resources(ctx, "")

@@ -123,7 +123,7 @@ func startProcHost(t *testing.T, servers []*config.Server, opts ...host.Option) 
 func echoWorks(t *testing.T, h *host.Host, id string) {
 	t.Helper()
 	res, err := h.CallTool(testContext(t), id+":echo", map[string]any{"text": "still here"})
-	if err != nil || res.IsError || textOf(t, res) != "still here" {
+	if err != nil || res.IsError || hosttest.Text(res) != "still here" {
 		t.Fatalf("echo on %q: %v %+v", id, err, res)
 	}
 }
@@ -415,9 +415,9 @@ func TestProcessCloseLeavesNoProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serverPID, err := strconv.Atoi(textOf(t, res))
+			serverPID, err := strconv.Atoi(hosttest.Text(res))
 			if err != nil {
-				t.Fatalf("pid tool: %q", textOf(t, res))
+				t.Fatalf("pid tool: %q", hosttest.Text(res))
 			}
 			data, err := os.ReadFile(pidFile) // written before the server starts serving
 			if err != nil {
@@ -464,13 +464,13 @@ func TestProcessMaxMessageBytes(t *testing.T) {
 	t.Logf("over the limit: %v", err)
 	// Under the limit, on the same server and the same session.
 	res, err := h.CallTool(testContext(t), "limited:big", map[string]any{"n": 1000})
-	if err != nil || len(textOf(t, res)) != 1000 {
+	if err != nil || len(hosttest.Text(res)) != 1000 {
 		t.Fatalf("big result under the limit: %v", err)
 	}
 	echoWorks(t, h, "limited")
 	echoWorks(t, h, "good")
 	res, err = h.CallTool(testContext(t), "good:big", map[string]any{"n": 256 << 10})
-	if err != nil || len(textOf(t, res)) != 256<<10 {
+	if err != nil || len(hosttest.Text(res)) != 256<<10 {
 		t.Fatalf("big result on a server with the default limit: %v", err)
 	}
 }
@@ -497,7 +497,7 @@ func TestProcessEnvAndCwd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := textOf(t, res); got != want {
+		if got := hosttest.Text(res); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
@@ -505,7 +505,7 @@ func TestProcessEnvAndCwd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(t, res); got != dir {
+	if got := hosttest.Text(res); got != dir {
 		t.Errorf("cwd = %q, want %q", got, dir)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
 )
 
 // rawServerEnv makes the test binary, started with it set, a stdio MCP
@@ -102,7 +103,7 @@ func TestInvalidResultIsThatCallsError(t *testing.T) {
 		t.Errorf("error %q blames the connection", err)
 	}
 	res, err := callWithin(t, h, "raw:good", nil, bound)
-	if err != nil || textOf(t, res) != "ok" {
+	if err != nil || hosttest.Text(res) != "ok" {
 		t.Fatalf("the next call: %v", err)
 	}
 	noReconnects(t, &ev, mark, "raw")

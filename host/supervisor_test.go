@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 
@@ -77,7 +78,7 @@ func TestReconnectAfterSessionLoss(t *testing.T) {
 		t.Fatalf("dropped %d sessions", n)
 	}
 	res, err := h.CallTool(testContext(t), "alpha:echo", map[string]any{"text": "after"})
-	if err != nil || textOf(t, res) != "echo:after" {
+	if err != nil || hosttest.Text(res) != "echo:after" {
 		t.Fatalf("call after the loss: %v %+v", err, res)
 	}
 	waitState(t, h, "alpha", host.StateReady)
@@ -198,7 +199,7 @@ func TestSetServers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pid of %s: %v", id, err)
 		}
-		return textOf(t, res)
+		return hosttest.Text(res)
 	}
 	keepPID, changePID := pid("keep"), pid("change")
 
@@ -224,7 +225,7 @@ func TestSetServers(t *testing.T) {
 		t.Error("the changed server was not restarted")
 	}
 	res, err := h.CallTool(testContext(t), "change:env", map[string]any{"name": "MCPHOST_TEST_MARK"})
-	if err != nil || textOf(t, res) != "new" {
+	if err != nil || hosttest.Text(res) != "new" {
 		t.Errorf("changed server's env: %v %v", err, res)
 	}
 	if _, ok := h.Resolve("drop:echo"); ok {
@@ -335,7 +336,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := textOf(t, res)
+	pid := hosttest.Text(res)
 	callErr := make(chan error, 1)
 	go func() {
 		_, err := h.CallTool(context.Background(), "hang:wait", nil)

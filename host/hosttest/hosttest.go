@@ -168,3 +168,14 @@ func serve(t testing.TB, h http.Handler, mw []Middleware, before func()) string 
 	})
 	return ts.URL
 }
+
+// Text is the text of a tool result: its text contents, joined.
+func Text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
