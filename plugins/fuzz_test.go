@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcphost/mcphost/plugins/internal/wasmbin"
 )
 
 func fixtureSeeds(f *testing.F) {
@@ -34,12 +36,12 @@ func FuzzParseModule(f *testing.F) {
 			return
 		}
 		for _, i := range info.Imports {
-			if !contains(externKinds, i.Kind) {
+			if !contains(wasmbin.ExternKinds, i.Kind) {
 				t.Fatalf("import kind %q", i.Kind)
 			}
 		}
 		for _, e := range info.Exports {
-			if !contains(externKinds, e.Kind) {
+			if !contains(wasmbin.ExternKinds, e.Kind) {
 				t.Fatalf("export kind %q", e.Kind)
 			}
 		}

@@ -213,5 +213,12 @@ func (p *Plugin) doHTTP(ctx context.Context, k *kernel.Instance, off uint64) *ab
 	if p.guard == nil || p.client == nil {
 		return refuse("HTTP is not available to this plugin")
 	}
+	// The guest is stopped at its deadline only when it runs; a request it
+	// waits for needs the deadline of its own.
+	if d := k.Deadline(); !d.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
 	return p.guard.do(ctx, p.client, &req)
 }

@@ -220,3 +220,56 @@ func TestNoHTTPForNonAuthPlugins(t *testing.T) {
 	_, err := Open(ctx(t), s, opts)
 	wantError(t, err, KindLoad, "allowed_hosts is set but the plugin has no auth hook")
 }
+
+// A request the guest waits for ends at the call's deadline: the watchdog
+// stops only a running guest, so the host function carries the deadline.
+func TestHostHTTPEndsAtTimeout(t *testing.T) {
+	release := make(chan struct{})
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer stall.Close()
+	defer close(release)
+	p, _ := openProbe(t, func(s *config.Plugin) {
+		s.AllowedHosts = []string{"127.0.0.1"}
+		s.AllowPrivate = true
+		s.Limits.Timeout = 200 * time.Millisecond
+	})
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		data, _ := json.Marshal(abi.HTTPRequest{URL: stall.URL})
+		res, err := p.Invoke(context.Background(), abi.HookAuth, data)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		// The HTTP client's own timeout would also end the call, 75 times
+		// later: that is the failure this test is for.
+		if took := time.Since(start); took >= httpTimeout {
+			t.Fatalf("the call took %s: the request did not end at timeout_ms", took)
+		}
+		// Either the request failed at the call's deadline and the guest
+		// returned that answer, or the guest was stopped on its way out;
+		// not the HTTP client's own, much longer, timeout.
+		if o.err != nil {
+			if !strings.Contains(o.err.Error(), "exceeded timeout_ms 200") {
+				t.Fatalf("err = %v", o.err)
+			}
+			return
+		}
+		var resp abi.HTTPResponse
+		if err := json.Unmarshal(o.res.Output, &resp); err != nil || !strings.Contains(resp.Error, "deadline exceeded") || strings.Contains(resp.Error, "Client.Timeout") {
+			t.Fatalf("response %s (%v): want the call's deadline", o.res.Output, err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the call outlived its timeout_ms while waiting for an HTTP answer")
+	}
+}

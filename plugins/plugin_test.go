@@ -163,6 +163,15 @@ func TestHostilePlugins(t *testing.T) {
 			fault: true,
 		},
 		{
+			// No loop: only a check at function entries stops it.
+			name: "endless recursion", file: "recursion",
+			edit:  func(s *config.Plugin) { s.Limits.Timeout = 50 * time.Millisecond },
+			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), longReq); return err },
+			kind:  KindTimeout,
+			parts: []string{`plugins: plugin "recursion": hook policy: exceeded timeout_ms 50`},
+			fault: true,
+		},
+		{
 			name: "memory bomb", file: "membomb",
 			// A long timeout so that the cap, not the clock, stops it.
 			edit:  func(s *config.Plugin) { s.Limits.MemoryMB = 8; s.Limits.Timeout = 10 * time.Second },
@@ -230,6 +239,9 @@ func TestHostilePlugins(t *testing.T) {
 			// A guest that recurses until its stack is exhausted: a
 			// clean trap of this plugin (on_error then decides).
 			name: "stack exhausted", file: "deep-stack",
+			// A long timeout so that the stack, not the clock, stops it
+			// (growing the stack to wazero's limit takes 30-300 ms).
+			edit:  func(s *config.Plugin) { s.Limits.Timeout = 10 * time.Second },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
 			kind:  KindTrap,
 			parts: []string{`plugins: plugin "deep-stack": hook policy: trapped`, "stack"},

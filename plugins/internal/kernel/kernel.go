@@ -26,6 +26,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/mcphost/mcphost/plugins/internal/wasmbin"
 )
 
 // EnvModule is the import module of Extism's guest ABI.
@@ -83,6 +85,9 @@ type Module struct {
 	// initExport is the guest's initialiser (a WASI reactor's
 	// _initialize, or __wasm_call_ctors), run before its first call.
 	initExport string
+	// Fallback is why the module could not be instrumented (nil if it
+	// was): its guests are stopped by wazero's slower checks.
+	Fallback error
 }
 
 // Compile compiles wasm into a new runtime with Extism's functions, WASI
@@ -91,11 +96,18 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 	if cfg.KernelBytes == 0 {
 		return nil, errors.New("kernel: KernelBytes is required")
 	}
-	rc := wazero.NewRuntimeConfig().
-		// Compiles a check of the module's closed flag into loops and
-		// function entries: the only way to stop a guest that does not
-		// return. Call closes the module at its deadline.
-		WithCloseOnContextDone(true)
+	// The guest must be stoppable. Instrumented, it counts down fuel at
+	// every function entry and loop header and calls the host's yield
+	// every wasmbin.Quantum of them, which checks the call's deadline and
+	// cancellation. A module the rewriter cannot read falls back to
+	// wazero's own checks (a call into Go at every loop header, tens of
+	// nanoseconds each), armed through the call's context.
+	code, ierr := wasmbin.Instrument(wasm)
+	rc := wazero.NewRuntimeConfig()
+	if ierr != nil {
+		code = wasm
+		rc = rc.WithCloseOnContextDone(true)
+	}
 	if cfg.Cache != nil {
 		rc = rc.WithCompilationCache(cfg.Cache)
 	}
@@ -103,7 +115,7 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	m := &Module{rt: rt, cfg: cfg}
+	m := &Module{rt: rt, cfg: cfg, Fallback: ierr}
 	fail := func(err error) (*Module, error) {
 		rt.Close(ctx)
 		return nil, err
@@ -116,7 +128,7 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 	if err := m.instantiateHostModules(ctx); err != nil {
 		return fail(err)
 	}
-	compiled, err := rt.CompileModule(ctx, wasm)
+	compiled, err := rt.CompileModule(ctx, code)
 	if err != nil {
 		return fail(err)
 	}
@@ -132,8 +144,14 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 }
 
 func (m *Module) instantiateHostModules(ctx context.Context) error {
-	byModule := map[string][]HostFunc{EnvModule: envFuncs(&m.cfg)}
-	order := []string{EnvModule}
+	byModule := map[string][]HostFunc{
+		EnvModule: envFuncs(&m.cfg),
+		wasmbin.RuntimeModule: {{
+			Module: wasmbin.RuntimeModule, Name: wasmbin.YieldFunc, Results: []api.ValueType{api.ValueTypeI32},
+			Fn: func(_ context.Context, inst *Instance, stack []uint64) { inst.yield(stack) },
+		}},
+	}
+	order := []string{EnvModule, wasmbin.RuntimeModule}
 	for _, f := range m.cfg.HostFuncs {
 		if _, ok := byModule[f.Module]; !ok {
 			order = append(order, f.Module)
@@ -180,6 +198,13 @@ type Instance struct {
 	varBytes          int
 	stack             [1]uint64
 	initialized       bool
+
+	// For yield, during a call of an instrumented guest: when the call's
+	// time runs out (zero: never), its caller's context, and why yield
+	// stopped the guest (a sys.ExitCode*, 0 if it did not).
+	deadline time.Time
+	callCtx  context.Context
+	stopped  uint32
 }
 
 // Instantiate makes an instance. ctx may carry wazero's experimental
@@ -243,23 +268,29 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		i.inputLen = uint64(len(input))
 	}
 	cctx := context.WithValue(ctx, instanceKey{}, i)
-	if timeout > 0 {
+	instrumented := i.m.Fallback == nil
+	if instrumented {
+		i.deadline, i.callCtx, i.stopped = time.Time{}, ctx, 0
+		if timeout > 0 {
+			i.deadline = time.Now().Add(timeout)
+		}
+		defer func() { i.callCtx = nil }()
+	} else if timeout > 0 {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeout(cctx, timeout)
 		defer cancel()
 	}
-	if !i.initialized {
-		// Once, whatever happens: an instance whose initialiser failed is
-		// not used again.
-		i.initialized = true
-		if i.init != nil {
-			if err := i.init.CallWithStack(cctx, nil); err != nil {
-				return Outcome{}, fmt.Errorf("initialising (%s): %w", i.m.initExport, err)
-			}
-		}
+	inInit, err := i.callGuest(cctx, fn)
+	if instrumented && i.stopped != 0 {
+		// yield stopped the guest. Closing the module with the reason
+		// tells a close notifier what happened, as wazero's own mechanism
+		// does, and the instance is not used again.
+		_ = i.mod.CloseWithExitCode(ctx, i.stopped)
+		err = sys.NewExitError(i.stopped)
 	}
-	i.stack[0] = 0 // stays 0 for an export without a result
-	err := fn.CallWithStack(cctx, i.stack[:])
+	if inInit && err != nil {
+		return Outcome{}, fmt.Errorf("initialising (%s): %w", i.m.initExport, err)
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
 		// WASI proc_exit(0): a success, though the instance is now closed.
@@ -286,6 +317,50 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		out.Output = append([]byte(nil), data...)
 	}
 	return out, nil
+}
+
+// callGuest runs the initialiser (before the first call) and fn; inInit
+// reports an error of the initialiser.
+func (i *Instance) callGuest(ctx context.Context, fn api.Function) (inInit bool, err error) {
+	if !i.initialized {
+		// Once, whatever happens: an instance whose initialiser failed is
+		// not used again.
+		i.initialized = true
+		if i.init != nil {
+			if err := i.init.CallWithStack(ctx, nil); err != nil {
+				return true, err
+			}
+		}
+	}
+	i.stack[0] = 0 // stays 0 for an export without a result
+	return false, fn.CallWithStack(ctx, i.stack[:])
+}
+
+// Deadline is when the call in progress runs out of time (zero: none, or
+// a guest that wazero stops through the call's context), for host
+// functions that wait (an HTTP request).
+func (i *Instance) Deadline() time.Time { return i.deadline }
+
+// yield is the instrumented guest's call every wasmbin.Quantum checks:
+// it stops the guest (a trap, by panicking with the exit error, which
+// wazero returns as it is) when the call's time is up or its caller gave
+// up, and otherwise refuels it.
+func (i *Instance) yield(stack []uint64) {
+	code := uint32(0)
+	switch {
+	case !i.deadline.IsZero() && !time.Now().Before(i.deadline):
+		code = sys.ExitCodeDeadlineExceeded
+	case i.callCtx != nil && i.callCtx.Err() != nil:
+		code = sys.ExitCodeContextCanceled
+		if errors.Is(i.callCtx.Err(), context.DeadlineExceeded) {
+			code = sys.ExitCodeDeadlineExceeded
+		}
+	}
+	if code != 0 {
+		i.stopped = code
+		panic(sys.NewExitError(code))
+	}
+	stack[0] = wasmbin.Quantum
 }
 
 func (i *Instance) resetCall() {

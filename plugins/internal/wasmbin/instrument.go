@@ -1,0 +1,478 @@
+package wasmbin
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// What an instrumented module imports: a function of no parameters that
+// returns the next quantum of fuel. The host's function checks the call's
+// deadline and its caller's cancellation and, to stop the guest, panics
+// (a trap). The module name holds a colon, which no Extism or WASI module
+// name does.
+const (
+	RuntimeModule = "mcphost:runtime"
+	YieldFunc     = "yield"
+	// Quantum is the fuel a guest starts with and the host gives at each
+	// yield: the function entries and loop headers it passes between two
+	// calls of yield.
+	Quantum = 1000
+)
+
+// ErrUnsupported wraps the errors of modules Instrument cannot rewrite
+// because they use an encoding it does not know (a newer proposal): the
+// caller falls back to another way of stopping the guest.
+var ErrUnsupported = errors.New("unsupported encoding")
+
+// Instrument returns a copy of the module wasm that a host can stop. It
+// adds a mutable i32 global, the fuel, and an import of YieldFunc from
+// RuntimeModule; at the entry of every function and the header of every
+// loop it counts the fuel down and, at zero, calls yield and refuels with
+// its answer. Every path that runs long passes one: a loop, or a call
+// (recursion without loops included).
+//
+// The call into the host is what makes this work: Go cannot preempt a
+// goroutine running compiled Wasm, so a guest that never calls out holds
+// its thread through garbage collection's stop-the-world, and nothing
+// else in the process runs until it returns. A flag checked inside the
+// guest and set by a watchdog goroutine deadlocks with two threads: the
+// collector waits for the guest, the guest for the watchdog, the watchdog
+// for a thread. Yielding every Quantum checks gives the scheduler its
+// preemption point and the host its deadline check, at a count down and a
+// branch per check instead of wazero's call into Go at every loop header
+// (WithCloseOnContextDone). See RATIONALE.md.
+//
+// The yield import comes after the module's own imports, so defined
+// functions move up by one: calls, ref.func, exports, the start function,
+// element segments and the name section are renumbered. The module's code
+// may not name the new global: any global.get or global.set at or past it
+// is refused (such a module was invalid anyway). DWARF sections
+// (.debug_*), whose code offsets the rewrite makes wrong, are dropped.
+func Instrument(wasm []byte) ([]byte, error) {
+	sections, err := Sections(wasm)
+	if err != nil {
+		return nil, err
+	}
+	in, err := count(sections)
+	if err != nil {
+		return nil, err
+	}
+	in.makeCheck()
+	out := make([]byte, 0, len(wasm)+len(wasm)/8+128)
+	out = append(out, wasm[:8]...)
+	emit := func(id byte, payload []byte) {
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(payload)))
+		out = append(out, payload...)
+	}
+	// The type, import and global sections may be missing: they are added
+	// in their place in the section order.
+	added := map[byte]bool{}
+	addMissing := func(before byte) {
+		for _, id := range []byte{SecType, SecImport, SecGlobal} {
+			if !added[id] && sectionRank(before) > sectionRank(id) {
+				added[id] = true
+				p, _ := in.rewrite(id, nil) // a new section: nothing to read
+				emit(id, p)
+			}
+		}
+	}
+	for _, s := range sections {
+		if s.ID == SecCustom {
+			p, keep := in.custom(s.Payload)
+			if keep {
+				emit(s.ID, p)
+			}
+			continue
+		}
+		addMissing(s.ID)
+		added[s.ID] = true
+		p, err := in.rewrite(s.ID, s.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("section %d: %w", s.ID, err)
+		}
+		emit(s.ID, p)
+	}
+	addMissing(0xff)
+	return out, nil
+}
+
+// sectionRank orders sections as the binary format requires (the tag
+// section sits between memory and global, data count before code).
+func sectionRank(id byte) int {
+	switch id {
+	case SecTag:
+		return 55 // after memory (5), before global (6)
+	case SecDataCount:
+		return 95 // after element (9), before code (10)
+	case 0xff:
+		return 1 << 20
+	}
+	return int(id) * 10
+}
+
+// instrumenter holds the indices the rewrite needs.
+type instrumenter struct {
+	types       uint32 // the yield function's type index
+	funcImports uint32 // the yield function's index; defined ones move up
+	globals     uint32 // the fuel global's index
+	check       []byte
+}
+
+// count reads the module's types, imported functions and globals.
+func count(sections []Section) (*instrumenter, error) {
+	in := &instrumenter{}
+	var globals uint64
+	for _, s := range sections {
+		r := &Reader{B: s.Payload}
+		switch s.ID {
+		case SecType:
+			n := r.Count()
+			for i := uint32(0); i < n && r.Err == nil; i++ {
+				if form := r.Byte(); form != 0x60 {
+					return nil, fmt.Errorf("%w: type form 0x%02x", ErrUnsupported, form)
+				}
+				for k := 0; k < 2; k++ { // parameters, results
+					for j, m := uint32(0), r.Count(); j < m && r.Err == nil; j++ {
+						r.ValType()
+					}
+				}
+			}
+			in.types = n
+		case SecImport:
+			n := r.Count()
+			for i := uint32(0); i < n && r.Err == nil; i++ {
+				r.Name()
+				r.Name()
+				kind := r.Byte()
+				switch kind {
+				case KindFunc:
+					in.funcImports++
+				case KindGlobal:
+					globals++
+				}
+				r.SkipImportDesc(kind)
+			}
+		case SecGlobal:
+			globals += uint64(r.Count())
+		}
+		if r.Err != nil {
+			return nil, fmt.Errorf("section %d: %w", s.ID, r.Err)
+		}
+	}
+	if globals >= 1<<31 || in.types >= 1<<31 {
+		return nil, errors.New("too many globals or types")
+	}
+	in.globals = uint32(globals)
+	return in, nil
+}
+
+// makeCheck assembles what goes at function entries and loop headers:
+//
+//	global.get $fuel  i32.const 1  i32.sub  global.set $fuel
+//	global.get $fuel  i32.eqz
+//	if  call $yield  global.set $fuel  end
+func (in *instrumenter) makeCheck() {
+	g := binary.AppendUvarint(nil, uint64(in.globals))
+	b := append([]byte{0x23}, g...)
+	b = append(b, 0x41, 0x01, 0x6b, 0x24)
+	b = append(b, g...)
+	b = append(b, 0x23)
+	b = append(b, g...)
+	b = append(b, 0x45, 0x04, 0x40, 0x10)
+	b = binary.AppendUvarint(b, uint64(in.funcImports))
+	b = append(b, 0x24)
+	b = append(b, g...)
+	in.check = append(b, 0x0b)
+}
+
+// funcIndex renumbers a function index of the original module.
+func (in *instrumenter) funcIndex(idx uint32) uint64 {
+	if idx >= in.funcImports {
+		return uint64(idx) + 1
+	}
+	return uint64(idx)
+}
+
+// rewrite returns the new payload of a non-custom section (payload nil:
+// the section is missing and made anew).
+func (in *instrumenter) rewrite(id byte, payload []byte) ([]byte, error) {
+	r := &Reader{B: payload}
+	out := make([]byte, 0, len(payload)+len(payload)/8+32)
+	var err error
+	switch id {
+	case SecType:
+		out = appendAfter(out, r)
+		out = append(out, 0x60, 0x00, 0x01, 0x7f) // func () -> i32
+	case SecImport:
+		out = appendAfter(out, r)
+		out = binary.AppendUvarint(out, uint64(len(RuntimeModule)))
+		out = append(out, RuntimeModule...)
+		out = binary.AppendUvarint(out, uint64(len(YieldFunc)))
+		out = append(out, YieldFunc...)
+		out = append(out, KindFunc)
+		out = binary.AppendUvarint(out, uint64(in.types))
+	case SecGlobal:
+		out, err = in.globalSection(out, r)
+		fuel := binary.AppendVarint([]byte{0x7f, 0x01, 0x41}, Quantum) // (mut i32) (i32.const Quantum)
+		out = append(out, append(fuel, 0x0b)...)
+	case SecExport:
+		n := r.Count()
+		out = binary.AppendUvarint(out, uint64(n))
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			start := r.Off
+			r.Name()
+			kind := r.Byte()
+			out = append(out, r.B[start:r.Off]...)
+			idx := uint64(r.U32())
+			if kind == KindFunc {
+				idx = in.funcIndex(uint32(idx))
+			}
+			out = binary.AppendUvarint(out, idx)
+		}
+	case 8: // start
+		out = binary.AppendUvarint(out, in.funcIndex(r.U32()))
+	case 9: // element
+		out, err = in.elementSection(out, r)
+	case SecCode:
+		out, err = in.codeSection(out, r)
+	default:
+		return payload, nil
+	}
+	if err == nil {
+		err = r.Err
+	}
+	if err == nil && r.Off != len(payload) {
+		err = fmt.Errorf("%d bytes after the last entry", len(payload)-r.Off)
+	}
+	return out, err
+}
+
+// appendAfter copies a vector (read by count already) and counts one more
+// entry in, which the caller appends.
+func appendAfter(out []byte, r *Reader) []byte {
+	var n uint32
+	if len(r.B) > 0 {
+		n = r.Count()
+	}
+	out = binary.AppendUvarint(out, uint64(n)+1)
+	out = append(out, r.B[r.Off:]...)
+	r.Off = len(r.B)
+	return out
+}
+
+func (in *instrumenter) globalSection(out []byte, r *Reader) ([]byte, error) {
+	var n uint32
+	if len(r.B) > 0 {
+		n = r.Count()
+	}
+	out = binary.AppendUvarint(out, uint64(n)+1)
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		start := r.Off
+		r.ValType()
+		r.Byte() // mutability
+		out = append(out, r.B[start:r.Off]...)
+		var err error
+		if out, err = in.expr(out, r); err != nil {
+			return nil, fmt.Errorf("global %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+func (in *instrumenter) elementSection(out []byte, r *Reader) ([]byte, error) {
+	n := r.Count()
+	out = binary.AppendUvarint(out, uint64(n))
+	copyOver := func(skip func()) {
+		start := r.Off
+		skip()
+		out = append(out, r.B[start:r.Off]...)
+	}
+	var err error
+	for i := uint32(0); i < n && r.Err == nil && err == nil; i++ {
+		flags := r.U32()
+		out = binary.AppendUvarint(out, uint64(flags))
+		if flags > 7 {
+			return nil, fmt.Errorf("%w: element segment flags %d", ErrUnsupported, flags)
+		}
+		if flags == 2 || flags == 6 {
+			copyOver(func() { r.U32() }) // table index
+		}
+		if flags&1 == 0 {
+			if out, err = in.expr(out, r); err != nil { // offset
+				break
+			}
+		}
+		if flags&3 != 0 {
+			if flags&4 == 0 {
+				copyOver(func() { r.Byte() }) // elemkind
+			} else {
+				copyOver(func() { r.ValType() }) // reftype
+			}
+		}
+		m := r.Count()
+		out = binary.AppendUvarint(out, uint64(m))
+		for j := uint32(0); j < m && r.Err == nil && err == nil; j++ {
+			if flags&4 == 0 {
+				out = binary.AppendUvarint(out, in.funcIndex(r.U32()))
+			} else {
+				out, err = in.expr(out, r)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// expr copies a constant expression, up to and including its end.
+func (in *instrumenter) expr(out []byte, r *Reader) ([]byte, error) {
+	for r.More() {
+		var op byte
+		var err error
+		if out, op, err = in.instruction(out, r, false); err != nil {
+			return nil, err
+		}
+		if op == 0x0b {
+			return out, nil
+		}
+	}
+	if r.Err == nil {
+		r.Fail("expression without end")
+	}
+	return out, nil
+}
+
+// codeSection rewrites every function body.
+func (in *instrumenter) codeSection(out []byte, r *Reader) ([]byte, error) {
+	n := r.Count()
+	out = binary.AppendUvarint(out, uint64(n))
+	var body []byte
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		size := r.U32()
+		code := r.Bytes(int(size))
+		if r.Err != nil {
+			break
+		}
+		var err error
+		if body, err = in.body(body[:0], code); err != nil {
+			return nil, fmt.Errorf("function %d: %w", i, err)
+		}
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+	}
+	return out, nil
+}
+
+// body appends the rewritten function body code to out.
+func (in *instrumenter) body(out, code []byte) ([]byte, error) {
+	r := &Reader{B: code}
+	groups := r.Count()
+	for i := uint32(0); i < groups && r.Err == nil; i++ {
+		r.U32()
+		r.ValType()
+	}
+	if r.Err != nil {
+		return nil, fmt.Errorf("locals: %w", r.Err)
+	}
+	out = append(out, code[:r.Off]...)
+	out = append(out, in.check...)
+	for r.More() {
+		var err error
+		if out, _, err = in.instruction(out, r, true); err != nil {
+			return nil, err
+		}
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	if len(code) == 0 || code[len(code)-1] != 0x0b {
+		return nil, errors.New("the body does not end with end")
+	}
+	return out, nil
+}
+
+// instruction copies one instruction from r to out: function indices
+// renumbered, and the check after a loop's block type when checks is set.
+func (in *instrumenter) instruction(out []byte, r *Reader, checks bool) ([]byte, byte, error) {
+	start := r.Off
+	op := r.Byte()
+	switch op {
+	case 0x10, 0x12, 0xd2: // call return_call ref.func
+		idx := r.U32()
+		out = append(out, op)
+		return binary.AppendUvarint(out, in.funcIndex(idx)), op, nil
+	}
+	isLoop, err := skipImmediates(r, op, in.globals)
+	if err != nil {
+		return nil, op, err
+	}
+	out = append(out, r.B[start:r.Off]...)
+	if isLoop && checks {
+		out = append(out, in.check...)
+	}
+	return out, op, nil
+}
+
+// custom returns a custom section's new payload and whether to keep it.
+func (in *instrumenter) custom(payload []byte) ([]byte, bool) {
+	r := &Reader{B: payload}
+	name := r.Name()
+	switch {
+	case r.Err != nil:
+		return payload, true // wazero's to judge
+	case strings.HasPrefix(name, ".debug_"):
+		return nil, false
+	case name == "name":
+		out, err := in.nameSection(append([]byte(nil), payload[:r.Off]...), r)
+		// An unreadable name section is dropped: it only names things.
+		return out, err == nil
+	}
+	return payload, true
+}
+
+// nameSection renumbers the function indices of the name section's
+// function (1), local (2) and label (3) subsections.
+func (in *instrumenter) nameSection(out []byte, r *Reader) ([]byte, error) {
+	for r.More() {
+		id := r.Byte()
+		sub := &Reader{B: r.Bytes(int(r.U32()))}
+		if r.Err != nil {
+			break
+		}
+		var p []byte
+		switch id {
+		case 1, 2, 3:
+			n := sub.Count()
+			p = binary.AppendUvarint(p, uint64(n))
+			for i := uint32(0); i < n && sub.Err == nil; i++ {
+				p = binary.AppendUvarint(p, in.funcIndex(sub.U32()))
+				start := sub.Off
+				if id == 1 {
+					sub.Name()
+				} else {
+					for j, m := uint32(0), sub.Count(); j < m && sub.Err == nil; j++ {
+						sub.U32()
+						sub.Name()
+					}
+				}
+				p = append(p, sub.B[start:sub.Off]...)
+			}
+			if sub.Err == nil && sub.Off != len(sub.B) {
+				sub.Fail("trailing bytes")
+			}
+		default:
+			p = sub.B
+		}
+		if sub.Err != nil {
+			return nil, sub.Err
+		}
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(p)))
+		out = append(out, p...)
+	}
+	return out, r.Err
+}

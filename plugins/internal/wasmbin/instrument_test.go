@@ -1,0 +1,234 @@
+package wasmbin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// wasmFiles are the modules of the repository's fixtures, and the built
+// example plugins when MCPHOST_BUILT_PLUGINS names their directory.
+func wasmFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, glob := range []string{"../../../testdata/plugins/*.wasm", "../kernel/testdata/*.wasm", "../../../internal/demo/plugins/*.wasm"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if dir := os.Getenv("MCPHOST_BUILT_PLUGINS"); dir != "" {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.wasm"))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no .wasm files found")
+	}
+	return files
+}
+
+// runtimeModule instantiates RuntimeModule with a yield that stops the
+// guest once stop is set, and counts its calls.
+func runtimeModule(t testing.TB, rt wazero.Runtime, stop *atomic.Bool, yields *atomic.Int64) {
+	t.Helper()
+	_, err := rt.NewHostModuleBuilder(RuntimeModule).NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) {
+			yields.Add(1)
+			if stop.Load() {
+				panic(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
+			}
+			stack[0] = Quantum
+		}), nil, []api.ValueType{api.ValueTypeI32}).Export(YieldFunc).
+		Instantiate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every module wazero compiles still compiles instrumented, its exports
+// name the same functions, and the rewrite is deterministic.
+func TestInstrumentKeepsModulesValid(t *testing.T) {
+	ctx := context.Background()
+	for _, path := range wasmFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt := wazero.NewRuntime(ctx)
+			defer rt.Close(ctx)
+			orig, err := rt.CompileModule(ctx, data)
+			if err != nil {
+				t.Skipf("the original does not compile: %v", err)
+			}
+			out, err := Instrument(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm, err := rt.CompileModule(ctx, out)
+			if err != nil {
+				t.Fatalf("instrumented module does not compile: %v", err)
+			}
+			imports := cm.ImportedFunctions()
+			last := imports[len(imports)-1]
+			if mod, name, _ := last.Import(); mod != RuntimeModule || name != YieldFunc {
+				t.Fatalf("last import %s.%s", mod, name)
+			}
+			for name, f := range orig.ExportedFunctions() {
+				g := cm.ExportedFunctions()[name]
+				want := f.Index()
+				if mod, _, _ := f.Import(); mod == "" {
+					want++ // a defined function: after the yield import
+				}
+				if g == nil || g.Index() != want || g.Name() != f.Name() || len(g.ParamTypes()) != len(f.ParamTypes()) {
+					t.Fatalf("export %s: %s became %v", name, f.DebugName(), g)
+				}
+			}
+			again, err := Instrument(data)
+			if err != nil || !bytes.Equal(out, again) {
+				t.Fatal("instrumenting is not deterministic")
+			}
+		})
+	}
+}
+
+// module assembles a module from its sections (id, payload).
+func module(sections ...[]byte) []byte {
+	out := []byte("\x00asm\x01\x00\x00\x00")
+	for _, s := range sections {
+		out = append(out, s[0], byte(len(s)-1))
+		out = append(out, s[1:]...)
+	}
+	return out
+}
+
+// spinModule: (func (export "spin") (loop (br 0))) and
+// (func (export "fan") (param i32) ...) calling itself twice per level with
+// no loop: 2^n calls at depth n, which wazero's own loop-header checks
+// never interrupt.
+var spinModule = module(
+	[]byte{SecType, 2, 0x60, 0, 0, 0x60, 1, 0x7f, 0},
+	[]byte{SecFunction, 2, 0, 1},
+	[]byte{SecExport, 2, 4, 's', 'p', 'i', 'n', 0, 0, 3, 'f', 'a', 'n', 0, 1},
+	[]byte{SecCode, 2,
+		7, 0, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, // loop br 0 end end
+		// if (local.get 0) { fan(n-1); fan(n-1) } end
+		21, 0, 0x20, 0, 0x04, 0x40,
+		0x20, 0, 0x41, 1, 0x6b, 0x10, 1,
+		0x20, 0, 0x41, 1, 0x6b, 0x10, 1,
+		0x0b, 0x0b},
+)
+
+// A guest that spins in a loop, or recurses without one, yields every
+// Quantum checks: garbage collection can stop the world meanwhile (on two
+// threads it would otherwise wait for the guest forever), and the host
+// stops it at the next yield.
+func TestYieldStopsLoopsAndRecursion(t *testing.T) {
+	ctx := context.Background()
+	out, err := Instrument(spinModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	var stop atomic.Bool
+	var yields atomic.Int64
+	runtimeModule(t, rt, &stop, &yields)
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []struct {
+		name string
+		args []uint64
+	}{{"spin", nil}, {"fan", []uint64{60}}} {
+		stop.Store(false)
+		before := yields.Load()
+		done := make(chan error, 1)
+		go func() {
+			_, err := mod.ExportedFunction(call.name).Call(ctx, call.args...)
+			done <- err
+		}()
+		for yields.Load() < before+10 {
+			runtime.Gosched()
+		}
+		gc := make(chan struct{})
+		go func() {
+			runtime.GC()
+			close(gc)
+		}()
+		select {
+		case <-gc:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: garbage collection waited for the guest", call.name)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("%s returned before it was stopped: %v", call.name, err)
+		default:
+		}
+		stop.Store(true)
+		select {
+		case err := <-done:
+			var exit *sys.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+				t.Fatalf("%s: err = %v", call.name, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: not stopped", call.name)
+		}
+	}
+}
+
+func TestInstrumentRefusesTheFuelsIndex(t *testing.T) {
+	// (func (i32.const 1) (global.set 0)) in a module without globals: index
+	// 0 would be the fuel after instrumentation.
+	m := module(
+		[]byte{SecType, 1, 0x60, 0, 0},
+		[]byte{SecFunction, 1, 0},
+		[]byte{SecCode, 1, 6, 0, 0x41, 1, 0x24, 0, 0x0b},
+	)
+	if _, err := Instrument(m); err == nil {
+		t.Fatal("a module that sets the fuel was instrumented")
+	}
+}
+
+func TestInstrumentUnknownOpcode(t *testing.T) {
+	m := module(
+		[]byte{SecType, 1, 0x60, 0, 0},
+		[]byte{SecFunction, 1, 0},
+		[]byte{SecCode, 1, 3, 0, 0xd5, 0x0b},
+	)
+	if _, err := Instrument(m); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("err = %v, want ErrUnsupported", err)
+	}
+}
+
+func FuzzInstrument(f *testing.F) {
+	for _, path := range wasmFiles(f) {
+		if data, err := os.ReadFile(path); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+	f.Add(spinModule)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := Instrument(data)
+		if err != nil {
+			return
+		}
+		if len(out) > 8*len(data)+64 {
+			t.Fatalf("%d bytes grew to %d", len(data), len(out))
+		}
+		if _, err := Sections(out); err != nil {
+			t.Fatalf("the output does not split into sections: %v", err)
+		}
+	})
+}

@@ -1,0 +1,129 @@
+package wasmbin
+
+import "fmt"
+
+// skipImmediates reads the immediates of opcode op (call, return_call and
+// ref.func are the caller's). It reports a loop, and refuses global
+// indices at or past global (the fuel's).
+func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) {
+	switch {
+	case op == 0x02 || op == 0x03 || op == 0x04 || op == 0x06: // block loop if try
+		r.LEB(33) // block type: 0x40, a value type or a type index (s33)
+		return op == 0x03, nil
+	case op <= 0x01 || op == 0x05 || op == 0x0a || op == 0x0b || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b:
+		// unreachable nop else throw_ref end return catch_all drop select
+	case op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0c || op == 0x0d || op == 0x18:
+		r.U32() // catch throw rethrow br br_if delegate
+	case op == 0x0e: // br_table
+		n := r.Count()
+		for i := uint32(0); i <= n && r.Err == nil; i++ {
+			r.U32()
+		}
+	case op == 0x11 || op == 0x13: // call_indirect return_call_indirect
+		r.U32()
+		r.U32()
+	case op == 0x1c: // select t*
+		n := r.Count()
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			r.ValType()
+		}
+	case op == 0x1f: // try_table
+		r.LEB(33)
+		n := r.Count()
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			if kind := r.Byte(); kind < 2 {
+				r.U32() // tag
+			} else if kind > 3 {
+				return false, fmt.Errorf("%w: try_table catch kind %d", ErrUnsupported, kind)
+			}
+			r.U32() // label
+		}
+	case op >= 0x20 && op <= 0x22: // local.get local.set local.tee
+		r.U32()
+	case op == 0x23 || op == 0x24: // global.get global.set
+		if idx := r.U32(); r.Err == nil && idx >= global {
+			return false, fmt.Errorf("instruction 0x%02x names global %d; the module has %d", op, idx, global)
+		}
+	case op == 0x25 || op == 0x26: // table.get table.set
+		r.U32()
+	case op >= 0x28 && op <= 0x3e: // loads and stores
+		memarg(r)
+	case op == 0x3f || op == 0x40: // memory.size memory.grow
+		r.U32()
+	case op == 0x41: // i32.const
+		r.LEB(32)
+	case op == 0x42: // i64.const
+		r.LEB(64)
+	case op == 0x43:
+		r.Bytes(4)
+	case op == 0x44:
+		r.Bytes(8)
+	case op >= 0x45 && op <= 0xc4: // numeric, no immediates
+	case op == 0xd0: // ref.null heaptype
+		r.LEB(33)
+	case op == 0xd1: // ref.is_null
+	case op == 0xfc:
+		return false, skipFC(r)
+	case op == 0xfd:
+		return false, skipSIMD(r)
+	case op == 0xfe:
+		return false, skipAtomic(r)
+	default:
+		return false, fmt.Errorf("%w: opcode 0x%02x", ErrUnsupported, op)
+	}
+	return false, nil
+}
+
+func memarg(r *Reader) {
+	if align := r.U32(); align&0x40 != 0 {
+		r.U32() // memory index (multi-memory)
+	}
+	r.LEB(64) // offset (64 bits with memory64)
+}
+
+// skipFC: saturating truncation, bulk memory and table instructions.
+func skipFC(r *Reader) error {
+	switch sub := r.U32(); {
+	case sub <= 7: // trunc_sat
+	case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init memory.copy table.init table.copy
+		r.U32()
+		r.U32()
+	case sub == 9 || sub == 11 || sub == 13 || (sub >= 15 && sub <= 17): // data.drop memory.fill elem.drop table.grow/size/fill
+		r.U32()
+	default:
+		return fmt.Errorf("%w: opcode 0xfc %d", ErrUnsupported, sub)
+	}
+	return nil
+}
+
+// skipSIMD: fixed-width and relaxed SIMD.
+func skipSIMD(r *Reader) error {
+	switch sub := r.U32(); {
+	case sub <= 11 || sub == 92 || sub == 93: // loads, store, load_zero
+		memarg(r)
+	case sub == 12 || sub == 13: // v128.const i8x16.shuffle
+		r.Bytes(16)
+	case sub >= 21 && sub <= 34: // extract_lane replace_lane
+		r.Byte()
+	case sub >= 84 && sub <= 91: // load_lane store_lane
+		memarg(r)
+		r.Byte()
+	case sub <= 0x113:
+	default:
+		return fmt.Errorf("%w: opcode 0xfd %d", ErrUnsupported, sub)
+	}
+	return nil
+}
+
+// skipAtomic: the threads proposal.
+func skipAtomic(r *Reader) error {
+	switch sub := r.U32(); {
+	case sub == 3: // atomic.fence
+		r.Byte()
+	case sub <= 2 || (sub >= 0x10 && sub <= 0x4e):
+		memarg(r)
+	default:
+		return fmt.Errorf("%w: opcode 0xfe %d", ErrUnsupported, sub)
+	}
+	return nil
+}
