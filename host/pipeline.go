@@ -397,8 +397,11 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 	if !changed {
 		return res, nil
 	}
+	// Each transform's answer was checked to be a CallToolResult in valid
+	// JSON: go-sdk's decoder is called directly, without encoding/json's
+	// second pass over what may be megabytes.
 	var out mcp.CallToolResult
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if err := out.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("server %q: tool %q: result withheld: transform %s returned something that is not a CallToolResult: %w", tool.Server, tool.Tool, last, err)
 	}
 	return &out, nil

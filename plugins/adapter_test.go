@@ -1,6 +1,8 @@
 package plugins
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -136,4 +138,43 @@ func FuzzDecodeOutput(f *testing.F) {
 			DecodeOutput(h, data)
 		}
 	})
+}
+
+// The requests the guests get decode to what encoding/json's encoding of
+// them decodes to: the same JSON, whatever the strings hold.
+func TestEncodeRequestLikeEncodingJSON(t *testing.T) {
+	odd := "a<b>&c \u2028 \u2029 \x00 \x1f \"q\" \\ é ツ \xff\xfe end"
+	reqs := []any{
+		benchInputs[abi.HookPolicy], benchInputs[abi.HookFilterTools], benchInputs[abi.HookMapNames],
+		benchInputs[abi.HookTransformResult], benchInputs[abi.HookAuth],
+		&abi.PolicyRequest{Server: odd, Tool: odd, Name: odd,
+			Arguments: map[string]any{odd: odd, "n": 1e21, "f": -0.000001, "i": float64(1 << 53), "z": nil, "l": []any{true, map[string]any{"b": 2, "a": 1}}},
+			Meta:      map[string]any{"k": odd}},
+		&abi.TransformResultRequest{Server: "s", Tool: "t", Name: "n", Arguments: map[string]any{"x": odd},
+			Result: json.RawMessage(" {\"content\" : [ {\"type\":\"text\", \"text\":\"<&>\\u2028\"} ] } ")},
+	}
+	for i, req := range reqs {
+		want, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeRequest(req)
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		var a, b any
+		if err := json.Unmarshal(want, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &b); err != nil {
+			t.Fatalf("%d: %s: %v", i, got, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%d:\n%s\nencodes as\n%s", i, want, got)
+		}
+	}
+	// A raw value that is not JSON is refused, as encoding/json does.
+	if _, err := encodeRequest(&abi.TransformResultRequest{Result: json.RawMessage(`{"a":`)}); err == nil {
+		t.Fatal("a broken raw result was encoded")
+	}
 }

@@ -3,9 +3,11 @@ package plugins
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +142,60 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// BenchmarkTransform: the typed transform_result adapter on text results of
+// 1 KiB to 16 MiB (MCPHOST_BENCH_PLUGIN a transform plugin, such as the
+// redact-secrets example; memory_mb 256 for the largest).
+func BenchmarkTransform(b *testing.B) {
+	path := os.Getenv("MCPHOST_BENCH_PLUGIN")
+	if path == "" {
+		b.Skip("set MCPHOST_BENCH_PLUGIN to a transform_result plugin")
+	}
+	s := SpecForFile(path)
+	s.Limits.MemoryMB = 256
+	s.Limits.MaxOutputBytes = 64 << 20
+	s.Limits.Timeout = time.Minute
+	opts, _ := testOptions(b)
+	p, err := Open(context.Background(), s, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close(context.Background()) })
+	if !slices.Contains(p.Hooks(), abi.HookTransformResult) {
+		b.Skipf("%s has no transform_result hook", path)
+	}
+	for _, size := range []int{1 << 10, 64 << 10, 1 << 20, 16 << 20} {
+		result, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": benchText(size)}}})
+		req := &abi.TransformResultRequest{Server: "files", Tool: "read_file", Name: "files_read_file", Result: result}
+		b.Run(sizeName(size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			timeEach(b, func(ctx context.Context) error {
+				_, err := p.TransformResult(ctx, req)
+				return err
+			})
+		})
+	}
+}
+
+// benchText is size bytes of words with a GitHub token every 1000 words.
+func benchText(size int) string {
+	words := []string{"lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"}
+	var sb strings.Builder
+	for i := 0; sb.Len() < size; i++ {
+		if i%1000 == 999 {
+			sb.WriteString("ghp_" + strings.Repeat("a", 36) + " ")
+			continue
+		}
+		sb.WriteString(words[(i*7+i/3)%len(words)])
+		sb.WriteByte(' ')
+	}
+	return sb.String()[:size]
+}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dKiB", n>>10)
 }

@@ -1,14 +1,11 @@
 package plugins
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sort"
@@ -721,27 +718,6 @@ func asError(plugin string, hook abi.Hook, err error) *Error {
 		return &Error{Plugin: plugin, Hook: hook, Kind: KindCanceled, Msg: "canceled while waiting for a free instance: " + err.Error(), Err: err}
 	}
 	return &Error{Plugin: plugin, Hook: hook, Kind: KindTrap, Msg: err.Error(), Err: err}
-}
-
-// strictUnmarshal decodes exactly one JSON value into v, refusing unknown
-// fields, trailing data, keys in another letter case than the field's and
-// duplicate keys (see checkKeys).
-func strictUnmarshal(data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return errEmptyAnswer
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid output: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("invalid output: data after the JSON value")
-	}
-	if err := checkKeys(data, v); err != nil {
-		return fmt.Errorf("invalid output: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
 }
 
 // Name is the plugin's name (the stage name).

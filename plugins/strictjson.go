@@ -1,12 +1,66 @@
 package plugins
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
+
+	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/mcphost/mcphost/internal/jsonscan"
 )
+
+// strictUnmarshal decodes exactly one JSON value into v, refusing unknown
+// fields, trailing data, keys in another letter case than the field's and
+// duplicate keys (see checkKeys).
+func strictUnmarshal(data []byte, v any) error {
+	if decodeFast(data, v) {
+		return nil
+	}
+	// The slow path decides and words the error, into a v the fast path
+	// may have half filled.
+	reflect.ValueOf(v).Elem().SetZero()
+	return decodeExact(data, v)
+}
+
+// decodeFast decodes data into v when it is certainly an answer that
+// decodeExact accepts, to the same value: one valid JSON value, no key
+// twice or with an escape, no deeper than maxAnswerDepth, every key a
+// field of v's types in the exact letter case. It parses the answer about
+// three times faster than decodeExact, which walks it a second time token
+// by token. false says nothing; FuzzStrictUnmarshal holds the two paths
+// to the same answers.
+func decodeFast(data []byte, v any) bool {
+	if !fastjson.Valid(data) || !jsonscan.UniqueKeys(data, maxAnswerDepth) {
+		return false
+	}
+	_, err := fastjson.Parse(data, v, fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
+	return err == nil
+}
+
+// decodeExact is strictUnmarshal's slow path, encoding/json's decoder and
+// checkKeys, which explains every refusal.
+func decodeExact(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errEmptyAnswer
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid output: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid output: data after the JSON value")
+	}
+	if err := checkKeys(data, v); err != nil {
+		return fmt.Errorf("invalid output: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
 
 // maxAnswerDepth bounds the nesting of a plugin's answer.
 const maxAnswerDepth = 1000

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,5 +55,46 @@ func FuzzCheckKeys(f *testing.F) {
 	f.Fuzz(func(t *testing.T, answer string) {
 		var d abi.PolicyDecision
 		_ = strictUnmarshal([]byte(answer), &d) // must not panic or hang
+	})
+}
+
+// FuzzStrictUnmarshal holds the fast path to the exact one: whatever it
+// accepts, decodeExact accepts too, with the same value.
+func FuzzStrictUnmarshal(f *testing.F) {
+	for _, s := range []string{
+		`{"decision":"allow","reason":"ok","arguments":{"a":{"b":[1,{"c":2.5e3}]},"s":"\u00e9\n"}}`,
+		`{"decision":"deny","decision":"allow"}`,
+		`{"Decision":"allow"}`,
+		`{"names":["a","b"],"result":{"content":[{"type":"text","text":"x"}],"isError":false}}`,
+		`{"headers":{"Authorization":"Bearer x"},"abi":1,"name":"n","hooks":["policy"]}`,
+		`{"result":{"content":[],"structuredContent":{"k":[null,true,-0.0]}}}`,
+		"{\"decision\":\"allow\",\"reason\":\"\xff\xfe\",\"arguments\":{\"k\xc3\":\"\xed\xa0\x80\"}}",
+		`{"decision":"allow"} {}`,
+		"{\"decision\":\"allow\",\"reason\":\"a\u2028b\"}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		data := []byte(answer)
+		for _, newV := range []func() any{
+			func() any { return new(abi.PolicyDecision) },
+			func() any { return new(abi.FilterToolsResponse) },
+			func() any { return new(abi.MapNamesResponse) },
+			func() any { return new(abi.TransformResultResponse) },
+			func() any { return new(abi.AuthResponse) },
+			func() any { return new(abi.Description) },
+			func() any { return new(abi.HTTPRequest) },
+		} {
+			fast, exact := newV(), newV()
+			if !decodeFast(data, fast) {
+				continue
+			}
+			if err := decodeExact(data, exact); err != nil {
+				t.Fatalf("%T: the fast path accepted %q, the exact one says %v", fast, answer, err)
+			}
+			if !reflect.DeepEqual(fast, exact) {
+				t.Fatalf("%T: %q decodes to\n%#v\nfast, and\n%#v\nexactly", fast, answer, fast, exact)
+			}
+		}
 	})
 }

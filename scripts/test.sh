@@ -89,6 +89,9 @@ fuzz ./plugins FuzzCheckKeys 20000
 fuzz ./plugins FuzzParseModule 20000
 fuzz ./plugins FuzzOpen 5000
 fuzz ./plugins/internal/kernel FuzzMemory 20000
+fuzz ./plugins FuzzStrictUnmarshal 20000
+fuzz ./internal/jsonscan FuzzUniqueKeys 20000
+fuzz ./plugins/internal/wasmbin FuzzInstrument 5000
 fuzz ./internal/jsonscan FuzzDepth 20000
 fuzz ./pdk/glob FuzzMatch 20000
 fuzz ./internal/termtext FuzzLine 20000

@@ -29,3 +29,90 @@ func Depth(data []byte) int {
 	}
 	return deepest
 }
+
+// maxLinearKeys is how many keys of one object are compared one by one
+// before a map takes over (so that a hostile object of many keys costs
+// linear time).
+const maxLinearKeys = 16
+
+// UniqueKeys reports whether no object in JSON text has a key twice, no
+// key holds an escape sequence, and nothing nests deeper than maxDepth. It
+// trusts the text to be valid JSON (check that first: on anything else the
+// answer means nothing, but it never fails). A key with an escape makes it
+// answer false rather than decode the key: "a\u0062" and "ab" are the same
+// key, and a caller with a slower exact path can take that one.
+func UniqueKeys(data []byte, maxDepth int) bool {
+	type object struct {
+		first int                 // index in keys of its first key
+		seen  map[string]struct{} // once it has more than maxLinearKeys
+	}
+	var (
+		stack     []*object // nil entries: arrays
+		keys      [][]byte
+		expectKey bool
+	)
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			j := i + 1
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					if expectKey {
+						return false
+					}
+					j++
+				}
+			}
+			if expectKey {
+				expectKey = false
+				if len(stack) == 0 || stack[len(stack)-1] == nil {
+					return false // not JSON
+				}
+				o, key := stack[len(stack)-1], data[i+1:min(j, len(data))]
+				if o.seen != nil {
+					if _, dup := o.seen[string(key)]; dup {
+						return false
+					}
+					o.seen[string(key)] = struct{}{}
+				} else {
+					for _, k := range keys[o.first:] {
+						if string(k) == string(key) {
+							return false
+						}
+					}
+					keys = append(keys, key)
+					if len(keys)-o.first > maxLinearKeys {
+						o.seen = make(map[string]struct{}, 2*maxLinearKeys)
+						for _, k := range keys[o.first:] {
+							o.seen[string(k)] = struct{}{}
+						}
+						keys = keys[:o.first]
+					}
+				}
+			}
+			i = j
+		case '{', '[':
+			if len(stack) >= maxDepth {
+				return false
+			}
+			var o *object
+			if c == '{' {
+				o = &object{first: len(keys)}
+			}
+			stack = append(stack, o)
+			expectKey = c == '{'
+		case '}', ']':
+			if len(stack) == 0 {
+				return false
+			}
+			if o := stack[len(stack)-1]; o != nil {
+				keys = keys[:o.first]
+			}
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1] != nil
+		}
+	}
+	return true
+}

@@ -26,7 +26,12 @@ func Block(s string) string { return escape(s, true) }
 
 // Safe reports whether s needs no escaping as a line.
 func Safe(s string) bool {
-	for i := 0; i < len(s); {
+	// Printable ASCII, the common case, a byte at a time.
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && w == 1) || unsafe(r) {
 			return false
