@@ -98,16 +98,30 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 	}
 	// The guest must be stoppable. Instrumented, it counts down fuel at
 	// every function entry and loop header and calls the host's yield
-	// every wasmbin.Quantum of them, which checks the call's deadline and
-	// cancellation. A module the rewriter cannot read falls back to
-	// wazero's own checks (a call into Go at every loop header, tens of
-	// nanoseconds each), armed through the call's context.
-	code, ierr := wasmbin.Instrument(wasm)
-	rc := wazero.NewRuntimeConfig()
-	if ierr != nil {
-		code = wasm
-		rc = rc.WithCloseOnContextDone(true)
+	// each time it spent wasmbin.Quantum, which checks the call's deadline
+	// and cancellation. A module the rewriter cannot read, or whose
+	// rewrite wazero refuses, falls back to wazero's own checks (a call
+	// into Go at every loop header, tens of nanoseconds each), armed
+	// through the call's context.
+	code, ierr := instrument(wasm)
+	if ierr == nil {
+		m, err := compile(ctx, code, cfg, nil)
+		if err == nil {
+			return m, nil
+		}
+		ierr = fmt.Errorf("the instrumented module does not compile: %w", err)
 	}
+	return compile(ctx, wasm, cfg, ierr)
+}
+
+// instrument is wasmbin.Instrument; tests replace it to take the
+// fallback.
+var instrument = wasmbin.Instrument
+
+// compile makes the runtime and compiles code into it; fallback is nil
+// for an instrumented module, else why it is not.
+func compile(ctx context.Context, code []byte, cfg Config, fallback error) (*Module, error) {
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(fallback != nil)
 	if cfg.Cache != nil {
 		rc = rc.WithCompilationCache(cfg.Cache)
 	}
@@ -115,7 +129,7 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	m := &Module{rt: rt, cfg: cfg, Fallback: ierr}
+	m := &Module{rt: rt, cfg: cfg, Fallback: fallback}
 	fail := func(err error) (*Module, error) {
 		rt.Close(ctx)
 		return nil, err
@@ -147,7 +161,7 @@ func (m *Module) instantiateHostModules(ctx context.Context) error {
 	byModule := map[string][]HostFunc{
 		EnvModule: envFuncs(&m.cfg),
 		wasmbin.RuntimeModule: {{
-			Module: wasmbin.RuntimeModule, Name: wasmbin.YieldFunc, Results: []api.ValueType{api.ValueTypeI32},
+			Module: wasmbin.RuntimeModule, Name: wasmbin.YieldFunc, Results: []api.ValueType{api.ValueTypeI64},
 			Fn: func(_ context.Context, inst *Instance, stack []uint64) { inst.yield(stack) },
 		}},
 	}
@@ -341,7 +355,8 @@ func (i *Instance) callGuest(ctx context.Context, fn api.Function) (inInit bool,
 // functions that wait (an HTTP request).
 func (i *Instance) Deadline() time.Time { return i.deadline }
 
-// yield is the instrumented guest's call every wasmbin.Quantum checks:
+// yield is the instrumented guest's call each time it spent
+// wasmbin.Quantum of fuel:
 // it stops the guest (a trap, by panicking with the exit error, which
 // wazero returns as it is) when the call's time is up or its caller gave
 // up, and otherwise refuels it.

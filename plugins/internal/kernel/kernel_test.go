@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/mcphost/mcphost/plugins/internal/wasmbin"
 )
 
 type logLine struct {
@@ -144,32 +146,58 @@ func TestFreedBlockReused(t *testing.T) {
 	}
 }
 
+// stoppers are the two ways a guest is stopped: instrumented (fuel and
+// yield), and wazero's own checks for modules that cannot be.
+var stoppers = []struct {
+	name       string
+	instrument func([]byte) ([]byte, error)
+}{
+	{"instrumented", wasmbin.Instrument},
+	{"fallback", func([]byte) ([]byte, error) { return nil, wasmbin.ErrUnsupported }},
+}
+
 func TestTimeoutStopsTheGuest(t *testing.T) {
-	inst := newInstance(t, compileFixture(t, Config{}))
-	_, err := inst.Call(context.Background(), "spin", nil, 20*time.Millisecond)
-	var exit *sys.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
-		t.Fatalf("err = %v", err)
-	}
-	if !inst.Closed() {
-		t.Fatal("instance not closed after its deadline")
-	}
-	if _, err := inst.Call(context.Background(), "echo", nil, time.Minute); err == nil {
-		t.Fatal("a closed instance answered")
+	for _, s := range stoppers {
+		t.Run(s.name, func(t *testing.T) {
+			instrument = s.instrument
+			defer func() { instrument = wasmbin.Instrument }()
+			m := compileFixture(t, Config{})
+			if (m.Fallback == nil) != (s.name == "instrumented") {
+				t.Fatalf("Fallback = %v", m.Fallback)
+			}
+			inst := newInstance(t, m)
+			_, err := inst.Call(context.Background(), "spin", nil, 20*time.Millisecond)
+			var exit *sys.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+				t.Fatalf("err = %v", err)
+			}
+			if !inst.Closed() {
+				t.Fatal("instance not closed after its deadline")
+			}
+			if _, err := inst.Call(context.Background(), "echo", nil, time.Minute); err == nil {
+				t.Fatal("a closed instance answered")
+			}
+		})
 	}
 }
 
 func TestCancelStopsTheGuest(t *testing.T) {
-	inst := newInstance(t, compileFixture(t, Config{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		time.Sleep(10 * time.Millisecond)
-		cancel()
-	}()
-	_, err := inst.Call(ctx, "spin", nil, 0)
-	var exit *sys.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeContextCanceled {
-		t.Fatalf("err = %v", err)
+	for _, s := range stoppers {
+		t.Run(s.name, func(t *testing.T) {
+			instrument = s.instrument
+			defer func() { instrument = wasmbin.Instrument }()
+			inst := newInstance(t, compileFixture(t, Config{}))
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				time.Sleep(10 * time.Millisecond)
+				cancel()
+			}()
+			_, err := inst.Call(ctx, "spin", nil, 0)
+			var exit *sys.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeContextCanceled {
+				t.Fatalf("err = %v", err)
+			}
+		})
 	}
 }
 

@@ -16,9 +16,15 @@ const (
 	RuntimeModule = "mcphost:runtime"
 	YieldFunc     = "yield"
 	// Quantum is the fuel a guest starts with and the host gives at each
-	// yield: the function entries and loop headers it passes between two
-	// calls of yield.
-	Quantum = 1000
+	// yield. A function entry or loop header costs one unit, plus one per
+	// codeBytesPerUnit bytes of the code it starts (the straight-line code
+	// that may run before the next check); a bulk memory or table
+	// operation costs one per 4096 bytes or elements it touches.
+	Quantum = 10000
+	// codeBytesPerUnit: 512 bytes of code are a few hundred nanoseconds.
+	codeBytesPerUnit = 512
+	// bulkShift: a bulk operation of n costs n>>bulkShift units.
+	bulkShift = 12
 )
 
 // ErrUnsupported wraps the errors of modules Instrument cannot rewrite
@@ -27,11 +33,16 @@ const (
 var ErrUnsupported = errors.New("unsupported encoding")
 
 // Instrument returns a copy of the module wasm that a host can stop. It
-// adds a mutable i32 global, the fuel, and an import of YieldFunc from
+// adds a mutable i64 global, the fuel, and an import of YieldFunc from
 // RuntimeModule; at the entry of every function and the header of every
-// loop it counts the fuel down and, at zero, calls yield and refuels with
-// its answer. Every path that runs long passes one: a loop, or a call
-// (recursion without loops included).
+// loop it counts the fuel down by the weight of the code that follows and,
+// once it is spent, calls yield and refuels with its answer. Every path
+// that runs long passes one: a loop, or a call (recursion without loops
+// included). Bulk memory and table operations (memory.fill, memory.copy,
+// ...), which take time in proportion to their size, are charged by it
+// before they run. Structured control flow can only go back at a loop
+// header, so the code run between two checks is bounded by what was
+// charged for it.
 //
 // The call into the host is what makes this work: Go cannot preempt a
 // goroutine running compiled Wasm, so a guest that never calls out holds
@@ -39,9 +50,9 @@ var ErrUnsupported = errors.New("unsupported encoding")
 // else in the process runs until it returns. A flag checked inside the
 // guest and set by a watchdog goroutine deadlocks with two threads: the
 // collector waits for the guest, the guest for the watchdog, the watchdog
-// for a thread. Yielding every Quantum checks gives the scheduler its
-// preemption point and the host its deadline check, at a count down and a
-// branch per check instead of wazero's call into Go at every loop header
+// for a thread. Yielding every Quantum of fuel gives the scheduler its
+// preemption point and the host its deadline check, at a subtraction and
+// a branch per check instead of wazero's call into Go at every loop header
 // (WithCloseOnContextDone). See RATIONALE.md.
 //
 // The yield import comes after the module's own imports, so defined
@@ -59,7 +70,6 @@ func Instrument(wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.makeCheck()
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+128)
 	out = append(out, wasm[:8]...)
 	emit := func(id byte, payload []byte) {
@@ -118,7 +128,10 @@ type instrumenter struct {
 	types       uint32 // the yield function's type index
 	funcImports uint32 // the yield function's index; defined ones move up
 	globals     uint32 // the fuel global's index
-	check       []byte
+	// params counts each type's parameters; funcTypes is the type of each
+	// defined function (for the index of the local a body's charges use).
+	params    []uint32
+	funcTypes []uint32
 }
 
 // count reads the module's types, imported functions and globals.
@@ -135,7 +148,11 @@ func count(sections []Section) (*instrumenter, error) {
 					return nil, fmt.Errorf("%w: type form 0x%02x", ErrUnsupported, form)
 				}
 				for k := 0; k < 2; k++ { // parameters, results
-					for j, m := uint32(0), r.Count(); j < m && r.Err == nil; j++ {
+					m := r.Count()
+					if k == 0 {
+						in.params = append(in.params, m)
+					}
+					for j := uint32(0); j < m && r.Err == nil; j++ {
 						r.ValType()
 					}
 				}
@@ -157,6 +174,11 @@ func count(sections []Section) (*instrumenter, error) {
 			}
 		case SecGlobal:
 			globals += uint64(r.Count())
+		case SecFunction:
+			n := r.Count()
+			for i := uint32(0); i < n && r.Err == nil; i++ {
+				in.funcTypes = append(in.funcTypes, r.U32())
+			}
 		}
 		if r.Err != nil {
 			return nil, fmt.Errorf("section %d: %w", s.ID, r.Err)
@@ -169,24 +191,44 @@ func count(sections []Section) (*instrumenter, error) {
 	return in, nil
 }
 
-// makeCheck assembles what goes at function entries and loop headers:
+// appendCheck appends what goes at function entries and loop headers,
+// charging weight units:
 //
-//	global.get $fuel  i32.const 1  i32.sub  global.set $fuel
-//	global.get $fuel  i32.eqz
+//	global.get $fuel  i64.const weight  i64.sub  global.set $fuel
+//	global.get $fuel  i64.const 1  i64.lt_s
 //	if  call $yield  global.set $fuel  end
-func (in *instrumenter) makeCheck() {
-	g := binary.AppendUvarint(nil, uint64(in.globals))
-	b := append([]byte{0x23}, g...)
-	b = append(b, 0x41, 0x01, 0x6b, 0x24)
-	b = append(b, g...)
-	b = append(b, 0x23)
-	b = append(b, g...)
-	b = append(b, 0x45, 0x04, 0x40, 0x10)
-	b = binary.AppendUvarint(b, uint64(in.funcImports))
-	b = append(b, 0x24)
-	b = append(b, g...)
-	in.check = append(b, 0x0b)
+func (in *instrumenter) appendCheck(out []byte, weight int64) []byte {
+	out = in.appendGlobal(out, 0x23)
+	out = binary.AppendVarint(append(out, 0x42), weight)
+	out = append(out, 0x7d)
+	out = in.appendGlobal(out, 0x24)
+	out = in.appendGlobal(out, 0x23)
+	out = append(out, 0x42, 0x01, 0x53, 0x04, 0x40, 0x10)
+	out = binary.AppendUvarint(out, uint64(in.funcImports))
+	out = in.appendGlobal(out, 0x24)
+	return append(out, 0x0b)
 }
+
+// appendCharge appends what goes before a bulk operation, whose size n
+// (an i32) is on top of the stack, using local t:
+//
+//	local.tee $t  global.get $fuel  local.get $t  i64.extend_i32_u
+//	i64.const bulkShift  i64.shr_u  i64.sub  global.set $fuel
+func (in *instrumenter) appendCharge(out []byte, t uint32) []byte {
+	out = binary.AppendUvarint(append(out, 0x22), uint64(t))
+	out = in.appendGlobal(out, 0x23)
+	out = binary.AppendUvarint(append(out, 0x20), uint64(t))
+	out = append(out, 0xad, 0x42, bulkShift, 0x88, 0x7d)
+	return in.appendGlobal(out, 0x24)
+}
+
+// appendGlobal appends global.get (0x23) or global.set (0x24) of the fuel.
+func (in *instrumenter) appendGlobal(out []byte, op byte) []byte {
+	return binary.AppendUvarint(append(out, op), uint64(in.globals))
+}
+
+// weight is what a check charges for code of n bytes.
+func weight(n int) int64 { return min(1+int64(n)/codeBytesPerUnit, Quantum) }
 
 // funcIndex renumbers a function index of the original module.
 func (in *instrumenter) funcIndex(idx uint32) uint64 {
@@ -205,7 +247,7 @@ func (in *instrumenter) rewrite(id byte, payload []byte) ([]byte, error) {
 	switch id {
 	case SecType:
 		out = appendAfter(out, r)
-		out = append(out, 0x60, 0x00, 0x01, 0x7f) // func () -> i32
+		out = append(out, 0x60, 0x00, 0x01, 0x7e) // func () -> i64
 	case SecImport:
 		out = appendAfter(out, r)
 		out = binary.AppendUvarint(out, uint64(len(RuntimeModule)))
@@ -216,7 +258,7 @@ func (in *instrumenter) rewrite(id byte, payload []byte) ([]byte, error) {
 		out = binary.AppendUvarint(out, uint64(in.types))
 	case SecGlobal:
 		out, err = in.globalSection(out, r)
-		fuel := binary.AppendVarint([]byte{0x7f, 0x01, 0x41}, Quantum) // (mut i32) (i32.const Quantum)
+		fuel := binary.AppendVarint([]byte{0x7e, 0x01, 0x42}, Quantum) // (mut i64) (i64.const Quantum)
 		out = append(out, append(fuel, 0x0b)...)
 	case SecExport:
 		n := r.Count()
@@ -331,9 +373,9 @@ func (in *instrumenter) elementSection(out []byte, r *Reader) ([]byte, error) {
 // expr copies a constant expression, up to and including its end.
 func (in *instrumenter) expr(out []byte, r *Reader) ([]byte, error) {
 	for r.More() {
-		var op byte
+		op := r.B[r.Off]
 		var err error
-		if out, op, err = in.instruction(out, r, false); err != nil {
+		if out, _, err = in.instruction(out, r, true); err != nil {
 			return nil, err
 		}
 		if op == 0x0b {
@@ -349,6 +391,9 @@ func (in *instrumenter) expr(out []byte, r *Reader) ([]byte, error) {
 // codeSection rewrites every function body.
 func (in *instrumenter) codeSection(out []byte, r *Reader) ([]byte, error) {
 	n := r.Count()
+	if int(n) != len(in.funcTypes) {
+		return nil, fmt.Errorf("%d bodies for %d functions", n, len(in.funcTypes))
+	}
 	out = binary.AppendUvarint(out, uint64(n))
 	var body []byte
 	for i := uint32(0); i < n && r.Err == nil; i++ {
@@ -357,8 +402,12 @@ func (in *instrumenter) codeSection(out []byte, r *Reader) ([]byte, error) {
 		if r.Err != nil {
 			break
 		}
+		t := in.funcTypes[i]
+		if int(t) >= len(in.params) {
+			return nil, fmt.Errorf("function %d: type %d does not exist", i, t)
+		}
 		var err error
-		if body, err = in.body(body[:0], code); err != nil {
+		if body, err = in.body(body[:0], code, in.params[t]); err != nil {
 			return nil, fmt.Errorf("function %d: %w", i, err)
 		}
 		out = binary.AppendUvarint(out, uint64(len(body)))
@@ -367,23 +416,55 @@ func (in *instrumenter) codeSection(out []byte, r *Reader) ([]byte, error) {
 	return out, nil
 }
 
-// body appends the rewritten function body code to out.
-func (in *instrumenter) body(out, code []byte) ([]byte, error) {
+// body appends the rewritten function body code to out. A first pass
+// weighs the function's regions: the function and each loop, each with
+// the bytes of its code outside the loops nested in it. The second copies
+// the code with a check of that weight at the start of each region, and a
+// charge before each bulk operation (which uses a local added for it).
+func (in *instrumenter) body(out, code []byte, params uint32) ([]byte, error) {
 	r := &Reader{B: code}
 	groups := r.Count()
+	locals := uint64(params)
 	for i := uint32(0); i < groups && r.Err == nil; i++ {
-		r.U32()
+		locals += uint64(r.U32())
 		r.ValType()
 	}
 	if r.Err != nil {
 		return nil, fmt.Errorf("locals: %w", r.Err)
 	}
-	out = append(out, code[:r.Off]...)
-	out = append(out, in.check...)
+	if locals >= 1<<32-1 {
+		return nil, fmt.Errorf("%d locals", locals)
+	}
+	start := r.Off
+	weights, bulk, err := in.weigh(code[start:])
+	if err != nil {
+		return nil, err
+	}
+	if bulk {
+		// One more i32 local, for the charges: a group appended after the
+		// others keeps every existing local's index.
+		out = binary.AppendUvarint(out, uint64(groups)+1)
+		out = append(out, code[lebLen(code):start]...)
+		out = append(out, 0x01, 0x7f)
+	} else {
+		out = append(out, code[:start]...)
+	}
+	t := uint32(locals)
+	out = in.appendCheck(out, weights[0])
+	region := 1
 	for r.More() {
-		var err error
-		if out, _, err = in.instruction(out, r, true); err != nil {
+		op := r.Byte()
+		if bulk && op == 0xfc && isBulk(r) {
+			out = in.appendCharge(out, t)
+		}
+		r.Off--
+		var isLoop bool
+		if out, isLoop, err = in.instruction(out, r, true); err != nil {
 			return nil, err
+		}
+		if isLoop {
+			out = in.appendCheck(out, weights[region])
+			region++
 		}
 	}
 	if r.Err != nil {
@@ -395,26 +476,90 @@ func (in *instrumenter) body(out, code []byte) ([]byte, error) {
 	return out, nil
 }
 
-// instruction copies one instruction from r to out: function indices
-// renumbered, and the check after a loop's block type when checks is set.
-func (in *instrumenter) instruction(out []byte, r *Reader, checks bool) ([]byte, byte, error) {
+// weigh returns the weight of each region of a function's instructions
+// (the function first, then its loops in order) and whether it has bulk
+// operations.
+func (in *instrumenter) weigh(code []byte) (weights []int64, bulk bool, err error) {
+	r := &Reader{B: code}
+	sizes := []int{0}
+	open := []int{0} // the region of each open block: an index in sizes
+	for r.More() {
+		start := r.Off
+		op := r.Byte()
+		bulk = bulk || (op == 0xfc && isBulk(r))
+		r.Off = start
+		if _, _, err := in.instruction(nil, r, false); err != nil {
+			return nil, false, err
+		}
+		region := open[len(open)-1]
+		sizes[region] += r.Off - start
+		switch op {
+		case 0x03: // loop
+			sizes = append(sizes, 0)
+			open = append(open, len(sizes)-1)
+		case 0x02, 0x04, 0x06, 0x1f: // block if try try_table
+			open = append(open, region)
+		case 0x0b, 0x18: // end, delegate (which ends a try)
+			if len(open) == 1 && (op != 0x0b || r.Off != len(code)) {
+				return nil, false, errors.New("code after the function's end")
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if r.Err != nil {
+		return nil, false, r.Err
+	}
+	weights = make([]int64, len(sizes))
+	for i, n := range sizes {
+		weights[i] = weight(n)
+	}
+	return weights, bulk, nil
+}
+
+// isBulk reports whether the 0xfc instruction whose subopcode r is at
+// touches memory or a table in proportion to an operand; r does not move.
+func isBulk(r *Reader) bool {
+	start := r.Off
+	sub := r.U32()
+	r.Off, r.Err = start, nil
+	switch sub {
+	case 8, 10, 11, 12, 14, 15, 17: // memory.init copy fill, table.init copy grow fill
+		return true
+	}
+	return false
+}
+
+// lebLen is the length of the LEB128 number at the start of b.
+func lebLen(b []byte) int {
+	for i, c := range b {
+		if c&0x80 == 0 {
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// instruction reads one instruction from r and, if emit, appends it to out
+// with function indices renumbered. It reports a loop.
+func (in *instrumenter) instruction(out []byte, r *Reader, emit bool) ([]byte, bool, error) {
 	start := r.Off
 	op := r.Byte()
 	switch op {
 	case 0x10, 0x12, 0xd2: // call return_call ref.func
 		idx := r.U32()
-		out = append(out, op)
-		return binary.AppendUvarint(out, in.funcIndex(idx)), op, nil
+		if emit {
+			out = binary.AppendUvarint(append(out, op), in.funcIndex(idx))
+		}
+		return out, false, r.Err
 	}
 	isLoop, err := skipImmediates(r, op, in.globals)
 	if err != nil {
-		return nil, op, err
+		return nil, false, err
 	}
-	out = append(out, r.B[start:r.Off]...)
-	if isLoop && checks {
-		out = append(out, in.check...)
+	if emit {
+		out = append(out, r.B[start:r.Off]...)
 	}
-	return out, op, nil
+	return out, isLoop, r.Err
 }
 
 // custom returns a custom section's new payload and whether to keep it.

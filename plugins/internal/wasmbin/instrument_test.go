@@ -46,7 +46,7 @@ func runtimeModule(t testing.TB, rt wazero.Runtime, stop *atomic.Bool, yields *a
 				panic(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
 			}
 			stack[0] = Quantum
-		}), nil, []api.ValueType{api.ValueTypeI32}).Export(YieldFunc).
+		}), nil, []api.ValueType{api.ValueTypeI64}).Export(YieldFunc).
 		Instantiate(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +185,44 @@ func TestYieldStopsLoopsAndRecursion(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatalf("%s: not stopped", call.name)
 		}
+	}
+}
+
+// A bulk operation is charged by its size: a loop that fills 64 KiB per
+// iteration yields every Quantum/17 iterations, not every Quantum.
+func TestBulkOperationsAreCharged(t *testing.T) {
+	m := module(
+		[]byte{SecType, 1, 0x60, 1, 0x7f, 0},
+		[]byte{SecFunction, 1, 0},
+		[]byte{5, 1, 0x00, 2}, // memory: 2 pages
+		[]byte{SecExport, 1, 4, 'f', 'i', 'l', 'l', 0, 0},
+		[]byte{SecCode, 1, 25, 0,
+			0x03, 0x40, // loop
+			0x41, 0x00, 0x41, 0x00, 0x41, 0x80, 0x80, 0x04, 0xfc, 0x0b, 0x00, // memory.fill 0 0 65536
+			0x20, 0x00, 0x41, 0x01, 0x6b, 0x22, 0x00, 0x0d, 0x00, // br_if 0 (local.tee 0 (n-1))
+			0x0b, 0x0b},
+	)
+	ctx := context.Background()
+	out, err := Instrument(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	var stop atomic.Bool
+	var yields atomic.Int64
+	runtimeModule(t, rt, &stop, &yields)
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10 * Quantum
+	if _, err := mod.ExportedFunction("fill").Call(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	// 17 units an iteration (one for the check, 16 for 64 KiB).
+	if got, want := yields.Load(), int64(n*17/Quantum); got < want {
+		t.Fatalf("%d yields for %d fills of 64 KiB, want %d", got, n, want)
 	}
 }
 
