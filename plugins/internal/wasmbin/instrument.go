@@ -132,6 +132,13 @@ type instrumenter struct {
 	// defined function (for the index of the local a body's charges use).
 	params    []uint32
 	funcTypes []uint32
+
+	// What scan found in the body at hand (buffers reused body to body).
+	edits   []edit
+	sizes   []int
+	open    []int
+	weights []int64
+	bulk    bool
 }
 
 // count reads the module's types, imported functions and globals.
@@ -416,11 +423,11 @@ func (in *instrumenter) codeSection(out []byte, r *Reader) ([]byte, error) {
 	return out, nil
 }
 
-// body appends the rewritten function body code to out. A first pass
-// weighs the function's regions: the function and each loop, each with
-// the bytes of its code outside the loops nested in it. The second copies
-// the code with a check of that weight at the start of each region, and a
-// charge before each bulk operation (which uses a local added for it).
+// body appends the rewritten function body code to out. One pass reads
+// the instructions and notes the edits (checks, charges, renumbered calls)
+// and each region's weight: the function and each loop, each with the
+// bytes of its code outside the loops nested in it. The second copies the
+// code between the edits as it is.
 func (in *instrumenter) body(out, code []byte, params uint32) ([]byte, error) {
 	r := &Reader{B: code}
 	groups := r.Count()
@@ -436,11 +443,13 @@ func (in *instrumenter) body(out, code []byte, params uint32) ([]byte, error) {
 		return nil, fmt.Errorf("%d locals", locals)
 	}
 	start := r.Off
-	weights, bulk, err := in.weigh(code[start:])
-	if err != nil {
+	if err := in.scan(r); err != nil {
 		return nil, err
 	}
-	if bulk {
+	if len(code) == 0 || code[len(code)-1] != 0x0b {
+		return nil, errors.New("the body does not end with end")
+	}
+	if in.bulk {
 		// One more i32 local, for the charges: a group appended after the
 		// others keeps every existing local's index.
 		out = binary.AppendUvarint(out, uint64(groups)+1)
@@ -450,70 +459,114 @@ func (in *instrumenter) body(out, code []byte, params uint32) ([]byte, error) {
 		out = append(out, code[:start]...)
 	}
 	t := uint32(locals)
-	out = in.appendCheck(out, weights[0])
-	region := 1
-	for r.More() {
-		op := r.Byte()
-		if bulk && op == 0xfc && isBulk(r) {
-			out = in.appendCharge(out, t)
-		}
-		r.Off--
-		var isLoop bool
-		if out, isLoop, err = in.instruction(out, r, true); err != nil {
-			return nil, err
-		}
-		if isLoop {
-			out = in.appendCheck(out, weights[region])
+	out = in.appendCheck(out, in.weights[0])
+	region, at := 1, start
+	for _, e := range in.edits {
+		out = append(out, code[at:e.at]...)
+		at = e.at
+		switch e.kind {
+		case editLoop:
+			out = in.appendCheck(out, in.weights[region])
 			region++
+		case editBulk:
+			out = in.appendCharge(out, t)
+		case editCall:
+			out = binary.AppendUvarint(append(out, code[e.at]), in.funcIndex(e.idx))
+			at = e.end
 		}
 	}
-	if r.Err != nil {
-		return nil, r.Err
-	}
-	if len(code) == 0 || code[len(code)-1] != 0x0b {
-		return nil, errors.New("the body does not end with end")
-	}
-	return out, nil
+	return append(out, code[at:]...), nil
 }
 
-// weigh returns the weight of each region of a function's instructions
-// (the function first, then its loops in order) and whether it has bulk
-// operations.
-func (in *instrumenter) weigh(code []byte) (weights []int64, bulk bool, err error) {
-	r := &Reader{B: code}
-	sizes := []int{0}
-	open := []int{0} // the region of each open block: an index in sizes
-	for r.More() {
+// The edits of a function body, at offsets of its code.
+const (
+	editLoop = iota // a check after a loop's block type
+	editBulk        // a charge before a bulk operation
+	editCall        // a function index to renumber: code[at] is the opcode
+)
+
+type edit struct {
+	at, end int // end: where the renumbered instruction ends
+	kind    uint8
+	idx     uint32
+}
+
+// scan reads a function's instructions from r, noting in.edits, in.weights
+// (the function's region first, then its loops in order) and in.bulk.
+func (in *instrumenter) scan(r *Reader) error {
+	code := r.B
+	in.edits, in.bulk = in.edits[:0], false
+	in.sizes = append(in.sizes[:0], 0)
+	open := append(in.open[:0], 0) // the region of each open block: an index in sizes
+	for r.Off < len(code) {
 		start := r.Off
-		op := r.Byte()
-		bulk = bulk || (op == 0xfc && isBulk(r))
-		r.Off = start
-		if _, _, err := in.instruction(nil, r, false); err != nil {
-			return nil, false, err
+		op := code[start]
+		// The most common instructions, without immediates or with one
+		// short number, are skipped here.
+		switch {
+		case op >= 0x45 && op <= 0xc4, op == 0x1a, op == 0x1b, op == 0x00, op == 0x01, op == 0x0f, op == 0x05:
+			r.Off++
+			in.sizes[open[len(open)-1]]++
+			continue
+		case op >= 0x20 && op <= 0x22, op == 0x0c, op == 0x0d, op == 0x41:
+			if n := shortLEB(code[start+1:]); n > 0 {
+				r.Off += 1 + n
+				in.sizes[open[len(open)-1]] += 1 + n
+				continue
+			}
+		}
+		r.Off++
+		switch op {
+		case 0x10, 0x12, 0xd2: // call return_call ref.func
+			idx := r.U32()
+			in.edits = append(in.edits, edit{at: start, end: r.Off, kind: editCall, idx: idx})
+		case 0xfc:
+			if isBulk(r) {
+				in.bulk = true
+				in.edits = append(in.edits, edit{at: start, kind: editBulk})
+			}
+			fallthrough
+		default:
+			if _, err := skipImmediates(r, op, in.globals); err != nil {
+				return err
+			}
+		}
+		if r.Err != nil {
+			return r.Err
 		}
 		region := open[len(open)-1]
-		sizes[region] += r.Off - start
+		in.sizes[region] += r.Off - start
 		switch op {
 		case 0x03: // loop
-			sizes = append(sizes, 0)
-			open = append(open, len(sizes)-1)
+			in.edits = append(in.edits, edit{at: r.Off, kind: editLoop})
+			in.sizes = append(in.sizes, 0)
+			open = append(open, len(in.sizes)-1)
 		case 0x02, 0x04, 0x06, 0x1f: // block if try try_table
 			open = append(open, region)
 		case 0x0b, 0x18: // end, delegate (which ends a try)
 			if len(open) == 1 && (op != 0x0b || r.Off != len(code)) {
-				return nil, false, errors.New("code after the function's end")
+				return errors.New("code after the function's end")
 			}
 			open = open[:len(open)-1]
 		}
 	}
-	if r.Err != nil {
-		return nil, false, r.Err
+	in.open = open
+	in.weights = in.weights[:0]
+	for _, n := range in.sizes {
+		in.weights = append(in.weights, weight(n))
 	}
-	weights = make([]int64, len(sizes))
-	for i, n := range sizes {
-		weights[i] = weight(n)
+	return nil
+}
+
+// shortLEB is the length of the LEB128 number at the start of b if it is
+// at most 4 bytes long (any valid u32 or s32 that short), 0 otherwise.
+func shortLEB(b []byte) int {
+	for i := 0; i < len(b) && i < 4; i++ {
+		if b[i]&0x80 == 0 {
+			return i + 1
+		}
 	}
-	return weights, bulk, nil
+	return 0
 }
 
 // isBulk reports whether the 0xfc instruction whose subopcode r is at

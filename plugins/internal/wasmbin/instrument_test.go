@@ -270,3 +270,22 @@ func FuzzInstrument(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkInstrument: MCPHOST_BENCH_WASM names the module (default the
+// largest fixture).
+func BenchmarkInstrument(b *testing.B) {
+	path := os.Getenv("MCPHOST_BENCH_WASM")
+	if path == "" {
+		path = "../../../testdata/plugins/probe.wasm"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Instrument(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
