@@ -199,3 +199,36 @@ func sizeName(n int) string {
 	}
 	return fmt.Sprintf("%dKiB", n>>10)
 }
+
+// BenchmarkLoad: loading MCPHOST_BENCH_PLUGIN as a new process does, with
+// the on-disk compilation cache warm (a new Cache each time: nothing in
+// memory); cold-ms is the first load, into an empty cache.
+func BenchmarkLoad(b *testing.B) {
+	path := os.Getenv("MCPHOST_BENCH_PLUGIN")
+	if path == "" {
+		path = fixture("allow-all")
+	}
+	dir := b.TempDir()
+	load := func() time.Duration {
+		c, err := NewCache(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		start := time.Now()
+		p, err := Open(context.Background(), SpecForFile(path), Options{Cache: c})
+		if err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		p.Close(context.Background())
+		return took
+	}
+	cold := load()
+	durations := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		durations = append(durations, load())
+	}
+	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+	reportPercentiles(b, durations)
+}

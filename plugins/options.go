@@ -51,8 +51,10 @@ func (o Options) poolSize() int {
 
 // DefaultCacheDir is where compiled plugins are cached:
 // os.UserCacheDir()/mcphost/wazero (on Linux $XDG_CACHE_HOME/mcphost/wazero
-// or ~/.cache/mcphost/wazero). wazero keys entries by its version and the
-// module's hash, so a changed plugin is compiled anew.
+// or ~/.cache/mcphost/wazero). wazero keys entries by its version, the
+// CPU's features and the hash of the module as compiled (the plugin
+// instrumented for its deadline), so a changed plugin or a new mcphost is
+// compiled anew. NewCache refuses a directory others could write to.
 func DefaultCacheDir() (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {
@@ -79,6 +81,9 @@ func NewCache(dir string) (*Cache, error) {
 		return &Cache{c: wazero.NewCompilationCache()}, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("plugins: compilation cache: %w", err)
+	}
+	if err := checkPrivateDir(dir); err != nil {
 		return nil, fmt.Errorf("plugins: compilation cache: %w", err)
 	}
 	// wazero fills a lazily cached version string without locking the
