@@ -46,7 +46,7 @@ func (p *Plugin) invoke(ctx context.Context, hook abi.Hook, req any) ([]byte, er
 // raw value byte by byte to compact it. TestEncodeRequestLikeEncodingJSON
 // holds the two to the same JSON.
 func encodeRequest(req any) ([]byte, error) {
-	return fastjson.Append(nil, req, fastjson.SortMapKeys)
+	return fastjson.Append(make([]byte, 0, 1024), req, fastjson.SortMapKeys)
 }
 
 func (p *Plugin) outputError(hook abi.Hook, err error) error {

@@ -516,9 +516,6 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 	fail := func(kind Kind, msg string, under error) *Error {
 		return &Error{Plugin: p.name, Hook: hook, Kind: kind, Msg: msg, Err: under}
 	}
-	if timeoutMsg == "" {
-		timeoutMsg = fmt.Sprintf("exceeded timeout_ms %d", timeout.Milliseconds())
-	}
 	st := &callState{hook: hook}
 	cctx := context.WithValue(ctx, callKey{}, st)
 	var (
@@ -548,7 +545,7 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 		// reports it was wrapped.
 		switch inst.t.exitCode.Load() {
 		case sys.ExitCodeDeadlineExceeded:
-			return nil, false, deadlineError(ctx, fail, timeoutMsg, callErr)
+			return nil, false, deadlineError(ctx, fail, timeout, timeoutMsg, callErr)
 		case sys.ExitCodeContextCanceled:
 			return nil, false, canceledError(ctx, fail)
 		}
@@ -563,7 +560,7 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 		if errors.As(callErr, &exit) {
 			switch exit.ExitCode() {
 			case sys.ExitCodeDeadlineExceeded:
-				return nil, false, deadlineError(ctx, fail, timeoutMsg, callErr)
+				return nil, false, deadlineError(ctx, fail, timeout, timeoutMsg, callErr)
 			case sys.ExitCodeContextCanceled:
 				return nil, false, canceledError(ctx, fail)
 			}
@@ -591,10 +588,14 @@ func (p *Plugin) run(ctx context.Context, inst *instance, hook abi.Hook, export 
 }
 
 // deadlineError is the error of a call stopped at a deadline: the caller's
-// (a cancellation) or the call's own timeout.
-func deadlineError(ctx context.Context, fail func(Kind, string, error) *Error, timeoutMsg string, callErr error) *Error {
+// (a cancellation) or the call's own timeout (timeoutMsg, or "exceeded
+// timeout_ms N" when it is "").
+func deadlineError(ctx context.Context, fail func(Kind, string, error) *Error, timeout time.Duration, timeoutMsg string, callErr error) *Error {
 	if ctx.Err() != nil {
 		return fail(KindCanceled, "canceled: "+ctx.Err().Error(), ctx.Err())
+	}
+	if timeoutMsg == "" {
+		timeoutMsg = fmt.Sprintf("exceeded timeout_ms %d", timeout.Milliseconds())
 	}
 	return fail(KindTimeout, timeoutMsg, callErr)
 }
