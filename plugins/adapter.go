@@ -230,8 +230,9 @@ func CheckCallToolResult(data json.RawMessage) error {
 	if len(t) == 0 || t[0] != '{' {
 		return errors.New(`"result" must be a CallToolResult object`)
 	}
-	// The answer was checked to be valid JSON: go-sdk's decoder is called
-	// directly, without encoding/json's second pass over the bytes.
+	if looksLikeCallToolResult(t) {
+		return nil
+	}
 	var res mcp.CallToolResult
 	if err := res.UnmarshalJSON(t); err != nil {
 		return fmt.Errorf(`"result" is not a CallToolResult: %s`, strings.TrimPrefix(err.Error(), "json: "))

@@ -9,7 +9,8 @@ package plugins_test
 //
 // The policy plugin is the allow-all .wat fixture (a minimal guest: the
 // cost measured is the runtime's); the transforms are the redact-secrets
-// and truncate examples, which need MCPHOST_BUILT_PLUGINS.
+// and truncate examples, which need MCPHOST_BUILT_PLUGINS, as does
+// read-only+redact-secrets (a real policy and a real transform).
 
 import (
 	"context"
@@ -37,12 +38,24 @@ func BenchmarkPipeline(b *testing.B) {
 		}
 		return out
 	}
+	// The examples a deployment would run: the Rust read-only policy
+	// (allowing the test server's tools by glob) and redact-secrets.
+	examples := func(b *testing.B) []*config.Plugin {
+		if built == "" {
+			b.Skip("set MCPHOST_BUILT_PLUGINS to a directory built by scripts/build-plugins.sh")
+		}
+		return []*config.Plugin{
+			{Name: "read-only", Path: filepath.Join(built, "read-only.wasm"), Hooks: []abi.Hook{abi.HookPolicy}, Limits: config.DefaultPluginLimits(), Config: map[string]string{"allow": "bench:*"}},
+			{Name: "redact-secrets", Path: filepath.Join(built, "redact-secrets.wasm"), Hooks: []abi.Hook{abi.HookTransformResult}, Limits: config.DefaultPluginLimits()},
+		}
+	}
 	for _, bc := range []struct {
 		name    string
 		plugins func(*testing.B) []*config.Plugin
 	}{
 		{"none", func(*testing.B) []*config.Plugin { return nil }},
 		{"policy", func(*testing.B) []*config.Plugin { return []*config.Plugin{policy} }},
+		{"read-only+redact-secrets", examples},
 		{"rust-transforms", transforms},
 		{"policy+rust-transforms", func(b *testing.B) []*config.Plugin { return append([]*config.Plugin{policy}, transforms(b)...) }},
 	} {
