@@ -97,6 +97,9 @@ fuzz ./internal/jsonscan FuzzDepth 20000
 fuzz ./pdk/glob FuzzMatch 20000
 fuzz ./internal/termtext FuzzLine 20000
 
+step "the side-by-side benchmark module (bench/policy-engines: vet, and every engine decides alike)"
+(cd bench/policy-engines && go vet ./... && go test -count=1 ./...)
+
 # Last, so that its summary closes the run.
 step "go test -race ./..."
 go test -race -count=1 -timeout 20m ./...

@@ -53,6 +53,25 @@ func runtimeModule(t testing.TB, rt wazero.Runtime, stop *atomic.Bool, yields *a
 	}
 }
 
+// instantiate instruments wasm and instantiates it with a yield that stops
+// the guest once stop is set and counts its calls in yields.
+func instantiate(t *testing.T, wasm []byte) (mod api.Module, stop *atomic.Bool, yields *atomic.Int64) {
+	t.Helper()
+	ctx := context.Background()
+	out, err := Instrument(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	stop, yields = new(atomic.Bool), new(atomic.Int64)
+	runtimeModule(t, rt, stop, yields)
+	if mod, err = rt.Instantiate(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	return mod, stop, yields
+}
+
 // Every module wazero compiles still compiles instrumented, its exports
 // name the same functions, and the rewrite is deterministic.
 func TestInstrumentKeepsModulesValid(t *testing.T) {
@@ -133,19 +152,7 @@ var spinModule = module(
 // stops it at the next yield.
 func TestYieldStopsLoopsAndRecursion(t *testing.T) {
 	ctx := context.Background()
-	out, err := Instrument(spinModule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	var stop atomic.Bool
-	var yields atomic.Int64
-	runtimeModule(t, rt, &stop, &yields)
-	mod, err := rt.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod, stop, yields := instantiate(t, spinModule)
 	for _, call := range []struct {
 		name string
 		args []uint64
@@ -203,19 +210,7 @@ func TestBulkOperationsAreCharged(t *testing.T) {
 			0x0b, 0x0b},
 	)
 	ctx := context.Background()
-	out, err := Instrument(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	var stop atomic.Bool
-	var yields atomic.Int64
-	runtimeModule(t, rt, &stop, &yields)
-	mod, err := rt.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod, _, yields := instantiate(t, m)
 	const n = 10 * Quantum
 	if _, err := mod.ExportedFunction("fill").Call(ctx, n); err != nil {
 		t.Fatal(err)
