@@ -357,6 +357,9 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 	// something: a chain that passed the result through hands back the
 	// result itself. A decoding failure is blamed on the stage that
 	// returned the output last.
+	if res == nil {
+		return nil, nil
+	}
 	var raw []byte
 	last := ""
 	changed := false
@@ -365,8 +368,10 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 			continue
 		}
 		if raw == nil {
+			// go-sdk's own encoder, called directly: through json.Marshal
+			// its output would be scanned and compacted a second time.
 			var err error
-			if raw, err = json.Marshal(res); err != nil {
+			if raw, err = res.MarshalJSON(); err != nil {
 				return nil, fmt.Errorf("server %q: tool %q: encoding the result: %w", tool.Server, tool.Tool, err)
 			}
 		}

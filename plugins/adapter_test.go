@@ -195,6 +195,10 @@ func FuzzCallToolResultCheck(f *testing.F) {
 		`{"Content":[]}`,
 		`{"content":{"type":"text","text":"one"}}`,
 		`{"content":[],"structuredContent":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+		`{"content":[],"structuredContent":1e400}`,
+		`{"content":[{"type":"tool_use","input":{"a":1e400}}]}`,
+		`{"content":[{"type":"tool_result","structuredContent":-1e999}]}`,
+		`{"content":[],"structuredContent":{"a":"1e400","b":[1.5e300,-0,2E-5]}}`,
 		`{"content":[],"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{}}}}`,
 	} {
 		f.Add(s)

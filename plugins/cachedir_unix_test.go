@@ -18,16 +18,19 @@ func TestCacheDirMustBePrivate(t *testing.T) {
 	if err := os.Mkdir(open, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	c, err := NewCache(open)
+	if err != nil {
+		t.Fatalf("a private directory of the user's: %v", err)
+	}
+	c.Close()
 	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCache(open)
-	if err != nil {
-		t.Fatalf("a directory of the user's open to others: %v", err)
+	if _, err := NewCache(open); err == nil || !strings.Contains(err.Error(), "may be written by other users") {
+		t.Fatalf("a directory open to others: %v", err)
 	}
-	c.Close()
-	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
-		t.Fatalf("mode %v, want it made private", fi.Mode().Perm())
+	if err := os.Chmod(open, 0o700); err != nil {
+		t.Fatal(err)
 	}
 
 	link := filepath.Join(base, "link")
@@ -45,8 +48,18 @@ func TestCacheDirMustBePrivate(t *testing.T) {
 	if err := os.Chmod(shared, 0o777); err != nil { // world-writable, not sticky
 		t.Fatal(err)
 	}
-	if _, err := NewCache(filepath.Join(shared, "cache")); err == nil || !strings.Contains(err.Error(), "writable by everyone") {
+	if _, err := NewCache(filepath.Join(shared, "cache")); err == nil || !strings.Contains(err.Error(), "may be written by other users (and is not sticky)") {
 		t.Fatalf("under a world-writable directory: %v", err)
+	}
+
+	// The same, reached through a symbolic link higher up: the real path
+	// is what is checked.
+	viaLink := filepath.Join(base, "via")
+	if err := os.Symlink(shared, viaLink); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewCache(filepath.Join(viaLink, "cache2")); err == nil || !strings.Contains(err.Error(), "not sticky") {
+		t.Fatalf("under a world-writable directory reached through a link: %v", err)
 	}
 
 	if os.Getuid() == 0 {

@@ -2,6 +2,8 @@ package plugins
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
@@ -75,15 +77,37 @@ func (*jsonString) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && (data[0] == '"' || string(data) == "null") {
 		return nil
 	}
-	return errNotString
+	return errNotDecodable
 }
 
-// anyJSON accepts any JSON value, as an any field does, without decoding it.
+// anyJSON accepts what an any field does, without decoding it: any JSON
+// value whose numbers fit a float64 (go-sdk refuses 1e400).
 type anyJSON struct{}
 
-func (*anyJSON) UnmarshalJSON([]byte) error { return nil }
+func (*anyJSON) UnmarshalJSON(data []byte) error {
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(data) && strings.IndexByte("+-.eE0123456789", data[j]) >= 0 {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(data[i:j]), 64); err != nil {
+				return errNotDecodable
+			}
+			i = j - 1
+		}
+	}
+	return nil
+}
 
-var errNotString = errors.New("not a string")
+var errNotDecodable = errors.New("not what go-sdk decodes")
 
 // The content types go-sdk accepts in a CallToolResult, and inside a
 // tool_result content item.

@@ -75,6 +75,7 @@ func hostBlockRead(_ context.Context, k *kernel.Instance, stack []uint64) {
 	if ok && uint64(len(data)) < uint64(n) {
 		n = uint32(len(data))
 	}
+	k.Charge(uint64(n))
 	mem := k.GuestMemory()
 	if !ok || mem == nil || !mem.Write(dst, data[:n]) {
 		stack[0] = api.EncodeI32(-1)
@@ -88,6 +89,7 @@ func hostBlockRead(_ context.Context, k *kernel.Instance, stack []uint64) {
 func hostBlockWrite(_ context.Context, k *kernel.Instance, stack []uint64) {
 	src, n := uint32(stack[0]), uint32(stack[1])
 	stack[0] = 0
+	k.Charge(uint64(n))
 	if mem := k.GuestMemory(); mem != nil {
 		if data, ok := mem.Read(src, n); ok {
 			stack[0] = k.Put(data)

@@ -253,9 +253,6 @@ func (p *Plugin) load(ctx context.Context, opts Options) *Error {
 		return p.loadError("compiling: %v", firstLine(err.Error()))
 	}
 	p.compiled = compiled
-	if compiled.Fallback != nil {
-		p.log.Warn("the module could not be prepared for mcphost's deadline checks; its calls are stopped by the runtime's own, which make loops several times slower", "reason", firstLine(compiled.Fallback.Error()))
-	}
 	p.pool = newPool(opts.poolSize(), p.newInstance)
 
 	// The first instance checks that the plugin starts and describes itself.

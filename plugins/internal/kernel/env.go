@@ -23,7 +23,10 @@ func envFuncs(cfg *Config) []HostFunc {
 	p2 := []api.ValueType{i64, i64}
 	r64 := []api.ValueType{i64}
 	fns := []HostFunc{
-		fn("alloc", p1, r64, func(_ context.Context, i *Instance, s []uint64) { s[0] = i.mem.alloc(s[0]) }),
+		fn("alloc", p1, r64, func(_ context.Context, i *Instance, s []uint64) {
+			i.Charge(s[0]) // a new block is cleared
+			s[0] = i.mem.alloc(s[0])
+		}),
 		fn("free", p1, nil, func(_ context.Context, i *Instance, s []uint64) { i.freeBlock(s[0]) }),
 		fn("length", p1, r64, func(_ context.Context, i *Instance, s []uint64) { s[0] = i.mem.length(s[0]) }),
 		fn("length_unsafe", p1, r64, func(_ context.Context, i *Instance, s []uint64) { s[0] = i.mem.length(s[0]) }),

@@ -85,9 +85,6 @@ type Module struct {
 	// initExport is the guest's initialiser (a WASI reactor's
 	// _initialize, or __wasm_call_ctors), run before its first call.
 	initExport string
-	// Fallback is why the module could not be instrumented (nil if it
-	// was): its guests are stopped by wazero's slower checks.
-	Fallback error
 }
 
 // Compile compiles wasm into a new runtime with Extism's functions, WASI
@@ -96,32 +93,40 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
 	if cfg.KernelBytes == 0 {
 		return nil, errors.New("kernel: KernelBytes is required")
 	}
-	// The guest must be stoppable. Instrumented, it counts down fuel at
+	// The guest must be stoppable: instrumented, it counts down fuel at
 	// every function entry and loop header and calls the host's yield
 	// each time it spent wasmbin.Quantum, which checks the call's deadline
-	// and cancellation. A module the rewriter cannot read, or whose
-	// rewrite wazero refuses, falls back to wazero's own checks (a call
-	// into Go at every loop header, tens of nanoseconds each), armed
-	// through the call's context.
+	// and cancellation. A module that cannot be instrumented is refused:
+	// wazero's own checks (WithCloseOnContextDone) would let a recursion
+	// without loops run forever, and a module could choose them by using an
+	// encoding the rewriter does not take.
 	code, ierr := instrument(wasm)
 	if ierr == nil {
-		m, err := compile(ctx, code, cfg, nil)
+		m, err := compile(ctx, code, cfg)
 		if err == nil {
 			return m, nil
 		}
-		ierr = fmt.Errorf("the instrumented module does not compile: %w", err)
+		ierr = fmt.Errorf("the module prepared for deadline checks does not compile: %w", err)
 	}
-	return compile(ctx, wasm, cfg, ierr)
+	// An invalid module is refused for what is wrong with it.
+	m, err := compile(ctx, wasm, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Close(ctx)
+	return nil, fmt.Errorf("%w: %v", ErrNotStoppable, ierr)
 }
 
-// instrument is wasmbin.Instrument; tests replace it to take the
-// fallback.
+// ErrNotStoppable: the module cannot be prepared for mcphost's deadline
+// checks.
+var ErrNotStoppable = errors.New("the module cannot be prepared for deadline checks")
+
+// instrument is wasmbin.Instrument; tests replace it.
 var instrument = wasmbin.Instrument
 
-// compile makes the runtime and compiles code into it; fallback is nil
-// for an instrumented module, else why it is not.
-func compile(ctx context.Context, code []byte, cfg Config, fallback error) (*Module, error) {
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(fallback != nil)
+// compile makes the runtime and compiles code into it.
+func compile(ctx context.Context, code []byte, cfg Config) (*Module, error) {
+	rc := wazero.NewRuntimeConfig()
 	if cfg.Cache != nil {
 		rc = rc.WithCompilationCache(cfg.Cache)
 	}
@@ -129,7 +134,7 @@ func compile(ctx context.Context, code []byte, cfg Config, fallback error) (*Mod
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	m := &Module{rt: rt, cfg: cfg, Fallback: fallback}
+	m := &Module{rt: rt, cfg: cfg}
 	fail := func(err error) (*Module, error) {
 		rt.Close(ctx)
 		return nil, err
@@ -219,6 +224,7 @@ type Instance struct {
 	deadline time.Time
 	callCtx  context.Context
 	stopped  uint32
+	charged  uint64 // bytes of host work since the last check (Charge)
 }
 
 // Instantiate makes an instance. ctx may carry wazero's experimental
@@ -226,11 +232,20 @@ type Instance struct {
 // runs under it.
 func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 	inst := &Instance{m: m, fns: map[string]api.Function{}, mem: memory{limit: m.cfg.KernelBytes}}
+	// The module's start section runs here: under ctx's deadline, which
+	// yield enforces as for a call.
+	inst.deadline, _ = ctx.Deadline()
+	inst.callCtx = ctx
 	mod, err := m.rt.InstantiateModule(context.WithValue(ctx, instanceKey{}, inst), m.compiled,
-		// Anonymous, so that a runtime holds many; no start functions: the
-		// initialiser runs under the first call's deadline.
+		// Anonymous, so that a runtime holds many; no start functions
+		// (exports run at instantiation, such as _start): the initialiser
+		// runs under the first call's deadline.
 		wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	inst.deadline, inst.callCtx = time.Time{}, nil
 	if err != nil {
+		if inst.stopped != 0 {
+			return nil, sys.NewExitError(inst.stopped)
+		}
 		return nil, err
 	}
 	inst.mod = mod
@@ -282,20 +297,13 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		i.inputLen = uint64(len(input))
 	}
 	cctx := context.WithValue(ctx, instanceKey{}, i)
-	instrumented := i.m.Fallback == nil
-	if instrumented {
-		i.deadline, i.callCtx, i.stopped = time.Time{}, ctx, 0
-		if timeout > 0 {
-			i.deadline = time.Now().Add(timeout)
-		}
-		defer func() { i.callCtx = nil }()
-	} else if timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(cctx, timeout)
-		defer cancel()
+	i.deadline, i.callCtx, i.stopped, i.charged = time.Time{}, ctx, 0, 0
+	if timeout > 0 {
+		i.deadline = time.Now().Add(timeout)
 	}
+	defer func() { i.deadline, i.callCtx = time.Time{}, nil }()
 	inInit, err := i.callGuest(cctx, fn)
-	if instrumented && i.stopped != 0 {
+	if i.stopped != 0 {
 		// yield stopped the guest. Closing the module with the reason
 		// tells a close notifier what happened, as wazero's own mechanism
 		// does, and the instance is not used again.
@@ -350,17 +358,33 @@ func (i *Instance) callGuest(ctx context.Context, fn api.Function) (inInit bool,
 	return false, fn.CallWithStack(ctx, i.stack[:])
 }
 
-// Deadline is when the call in progress runs out of time (zero: none, or
-// a guest that wazero stops through the call's context), for host
-// functions that wait (an HTTP request).
+// Deadline is when the call in progress runs out of time (zero: none),
+// for host functions that wait (an HTTP request).
 func (i *Instance) Deadline() time.Time { return i.deadline }
 
+// Charge accounts for n bytes of work a host function did for the guest
+// (copying, clearing): each MiB of it checks the deadline, as a yield
+// does, so that a loop of costly host calls is stopped like any loop.
+func (i *Instance) Charge(n uint64) {
+	i.charged += n
+	if i.charged >= 1<<20 {
+		i.charged = 0
+		i.stopIfDue()
+	}
+}
+
 // yield is the instrumented guest's call each time it spent
-// wasmbin.Quantum of fuel:
-// it stops the guest (a trap, by panicking with the exit error, which
-// wazero returns as it is) when the call's time is up or its caller gave
-// up, and otherwise refuels it.
+// wasmbin.Quantum of fuel: it stops the guest when the call's time is up
+// or its caller gave up, and otherwise refuels it.
 func (i *Instance) yield(stack []uint64) {
+	i.stopIfDue()
+	stack[0] = wasmbin.Quantum
+}
+
+// stopIfDue stops the guest (a trap, by panicking with the exit error,
+// which wazero returns as it is) when the call's time is up or its caller
+// gave up.
+func (i *Instance) stopIfDue() {
 	code := uint32(0)
 	switch {
 	case !i.deadline.IsZero() && !time.Now().Before(i.deadline):
@@ -375,7 +399,6 @@ func (i *Instance) yield(stack []uint64) {
 		i.stopped = code
 		panic(sys.NewExitError(code))
 	}
-	stack[0] = wasmbin.Quantum
 }
 
 func (i *Instance) resetCall() {

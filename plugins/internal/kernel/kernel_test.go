@@ -146,58 +146,71 @@ func TestFreedBlockReused(t *testing.T) {
 	}
 }
 
-// stoppers are the two ways a guest is stopped: instrumented (fuel and
-// yield), and wazero's own checks for modules that cannot be.
-var stoppers = []struct {
-	name       string
-	instrument func([]byte) ([]byte, error)
-}{
-	{"instrumented", wasmbin.Instrument},
-	{"fallback", func([]byte) ([]byte, error) { return nil, wasmbin.ErrUnsupported }},
-}
-
 func TestTimeoutStopsTheGuest(t *testing.T) {
-	for _, s := range stoppers {
-		t.Run(s.name, func(t *testing.T) {
-			instrument = s.instrument
-			defer func() { instrument = wasmbin.Instrument }()
-			m := compileFixture(t, Config{})
-			if (m.Fallback == nil) != (s.name == "instrumented") {
-				t.Fatalf("Fallback = %v", m.Fallback)
-			}
-			inst := newInstance(t, m)
-			_, err := inst.Call(context.Background(), "spin", nil, 20*time.Millisecond)
-			var exit *sys.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
-				t.Fatalf("err = %v", err)
-			}
-			if !inst.Closed() {
-				t.Fatal("instance not closed after its deadline")
-			}
-			if _, err := inst.Call(context.Background(), "echo", nil, time.Minute); err == nil {
-				t.Fatal("a closed instance answered")
-			}
-		})
+	inst := newInstance(t, compileFixture(t, Config{}))
+	_, err := inst.Call(context.Background(), "spin", nil, 20*time.Millisecond)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("err = %v", err)
+	}
+	if !inst.Closed() {
+		t.Fatal("instance not closed after its deadline")
+	}
+	if _, err := inst.Call(context.Background(), "echo", nil, time.Minute); err == nil {
+		t.Fatal("a closed instance answered")
 	}
 }
 
 func TestCancelStopsTheGuest(t *testing.T) {
-	for _, s := range stoppers {
-		t.Run(s.name, func(t *testing.T) {
-			instrument = s.instrument
-			defer func() { instrument = wasmbin.Instrument }()
-			inst := newInstance(t, compileFixture(t, Config{}))
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				time.Sleep(10 * time.Millisecond)
-				cancel()
-			}()
-			_, err := inst.Call(ctx, "spin", nil, 0)
-			var exit *sys.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeContextCanceled {
-				t.Fatalf("err = %v", err)
-			}
-		})
+	inst := newInstance(t, compileFixture(t, Config{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		cancel()
+	}()
+	_, err := inst.Call(ctx, "spin", nil, 0)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeContextCanceled {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A module's start section runs when it is instantiated: under the
+// instantiation's deadline. (module (func $s (loop (br 0))) (start $s))
+func TestEndlessStartFunctionIsStopped(t *testing.T) {
+	wasm := []byte("\x00asm\x01\x00\x00\x00" +
+		"\x01\x04\x01\x60\x00\x00" + // type () -> ()
+		"\x03\x02\x01\x00" + // one function
+		"\x08\x01\x00" + // start: function 0
+		"\x0a\x09\x01\x07\x00\x03\x40\x0c\x00\x0b\x0b") // loop br 0 end end
+	m, err := Compile(context.Background(), wasm, Config{KernelBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = m.Instantiate(ctx)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A module that cannot be prepared for the deadline checks is refused,
+// not run with weaker ones; an invalid one is refused for what is wrong.
+func TestUnstoppableModuleIsRefused(t *testing.T) {
+	wasm, err := os.ReadFile(filepath.Join("testdata", "kernel.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	instrument = func([]byte) ([]byte, error) { return nil, wasmbin.ErrUnsupported }
+	defer func() { instrument = wasmbin.Instrument }()
+	if _, err := Compile(context.Background(), wasm, Config{KernelBytes: 1 << 20}); !errors.Is(err, ErrNotStoppable) {
+		t.Fatalf("err = %v, want ErrNotStoppable", err)
+	}
+	if _, err := Compile(context.Background(), []byte("\x00asm\x01\x00\x00\x00\x0a"), Config{KernelBytes: 1 << 20}); err == nil || errors.Is(err, ErrNotStoppable) {
+		t.Fatalf("invalid module: err = %v", err)
 	}
 }
 
@@ -273,4 +286,21 @@ func BenchmarkCall(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Host functions that do work in proportion to a size (alloc, block copies)
+// check the deadline every MiB of it, so that a loop of them is stopped
+// like any loop.
+func TestChargeChecksTheDeadline(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	inst.deadline = time.Now().Add(-time.Second)
+	defer func() {
+		exit, ok := recover().(*sys.ExitError)
+		if !ok || exit.ExitCode() != sys.ExitCodeDeadlineExceeded || inst.stopped != sys.ExitCodeDeadlineExceeded {
+			t.Fatalf("recovered %v, stopped %d", exit, inst.stopped)
+		}
+	}()
+	inst.Charge(512 << 10) // under a MiB: no check yet
+	inst.Charge(512 << 10)
+	t.Fatal("a MiB of work past the deadline did not stop the guest")
 }

@@ -3,6 +3,7 @@ package wasmbin
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -216,7 +217,7 @@ func TestBulkOperationsAreCharged(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 17 units an iteration (one for the check, 16 for 64 KiB).
-	if got, want := yields.Load(), int64(n*17/Quantum); got < want {
+	if got, want := yields.Load(), int64(n*17/Quantum-1); got < want {
 		t.Fatalf("%d yields for %d fills of 64 KiB, want %d", got, n, want)
 	}
 }
@@ -257,7 +258,8 @@ func FuzzInstrument(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(out) > 8*len(data)+64 {
+		// A loop header (2 bytes) gains a check of about 20.
+		if len(out) > 16*len(data)+64 {
 			t.Fatalf("%d bytes grew to %d", len(data), len(out))
 		}
 		if _, err := Sections(out); err != nil {
@@ -282,5 +284,101 @@ func BenchmarkInstrument(b *testing.B) {
 		if _, err := Instrument(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Every weight a check may charge is written as i64.const reads it
+// (signed LEB128: Go's AppendVarint is zig-zag, and once made weights of
+// 32-63 refuel the guest instead).
+func TestWeightsAreSignedLEB(t *testing.T) {
+	for w := int64(-70000); w <= 70000; w++ {
+		b := appendSLEB(nil, w)
+		r := &Reader{B: b}
+		var v int64
+		var shift uint
+		for {
+			c := r.Byte()
+			v |= int64(c&0x7f) << shift
+			shift += 7
+			if c&0x80 == 0 {
+				if shift < 64 && c&0x40 != 0 {
+					v |= -1 << shift
+				}
+				break
+			}
+		}
+		if r.Err != nil || r.Off != len(b) || v != w {
+			t.Fatalf("%d encodes as % x, which reads %d", w, b, v)
+		}
+	}
+}
+
+// A loop whose body weighs 32 units (16000 bytes of code) yields like any
+// other.
+func TestHeavyLoopYields(t *testing.T) {
+	body := []byte{0, 0x03, 0x40}
+	for range 16000 {
+		body = append(body, 0x01) // nop
+	}
+	body = append(body, 0x0c, 0x00, 0x0b, 0x0b) // br 0 end end
+	code := binary.AppendUvarint([]byte{1}, uint64(len(body)))
+	code = append(code, body...)
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	for _, s := range [][]byte{
+		{SecType, 1, 0x60, 0, 0},
+		{SecFunction, 1, 0},
+		{SecExport, 1, 4, 's', 'p', 'i', 'n', 0, 0},
+	} {
+		m = append(m, s[0], byte(len(s)-1))
+		m = append(m, s[1:]...)
+	}
+	m = append(m, SecCode)
+	m = binary.AppendUvarint(m, uint64(len(code)))
+	m = append(m, code...)
+	mod, stop, yields := instantiate(t, m)
+	stop.Store(true) // the first yield stops it
+	if _, err := mod.ExportedFunction("spin").Call(context.Background()); err == nil || yields.Load() != 1 {
+		t.Fatalf("err %v after %d yields", err, yields.Load())
+	}
+}
+
+// Encodings wazero reads otherwise than as a LEB128 number are refused, so
+// that the rewriter never sees other instructions than the compiler: here
+// `fd 80 02` is i16x8.abs and a block to wazero, a two-byte opcode to a
+// LEB reader, and the loop behind it would go unchecked.
+func TestInstrumentRefusesAmbiguousSIMD(t *testing.T) {
+	body := []byte{0, 0xfd, 0x0c}
+	body = append(body, make([]byte, 16)...)
+	body = append(body, 0xfd, 0x80, 0x02, 0x02, 0x03, 0x02, 0x0c, 0x00, 0x0b, 0x0b, 0x1a, 0x0b)
+	m := module(
+		[]byte{SecType, 3, 0x60, 0, 0, 0x60, 0, 0, 0x60, 0, 0},
+		[]byte{SecFunction, 1, 0},
+		append([]byte{SecCode, 1, byte(len(body))}, body...),
+	)
+	if _, err := Instrument(m); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("err = %v, want ErrUnsupported", err)
+	}
+}
+
+// A block type written in two parts, (ref null func) as 0x63 0x70, is read
+// whole: the check goes after it, and the module still compiles.
+func TestTwoPartBlockType(t *testing.T) {
+	m := module(
+		[]byte{SecType, 1, 0x60, 0, 0},
+		[]byte{SecFunction, 1, 0},
+		[]byte{SecCode, 1, 9, 0, 0x03, 0x63, 0x70, 0xd0, 0x70, 0x0b, 0x1a, 0x0b}, // loop (result funcref) ref.null func end drop
+	)
+	out, err := Instrument(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	var stop atomic.Bool
+	var yields atomic.Int64
+	runtimeModule(t, rt, &stop, &yields)
+	if _, err := rt.CompileModule(ctx, out); err != nil {
+		t.Fatalf("instrumented: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import "fmt"
 func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) {
 	switch {
 	case op == 0x02 || op == 0x03 || op == 0x04 || op == 0x06: // block loop if try
-		r.LEB(33) // block type: 0x40, a value type or a type index (s33)
+		blockType(r)
 		return op == 0x03, nil
 	case op <= 0x01 || op == 0x05 || op == 0x0a || op == 0x0b || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b:
 		// unreachable nop else throw_ref end return catch_all drop select
@@ -28,7 +28,7 @@ func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) 
 			r.ValType()
 		}
 	case op == 0x1f: // try_table
-		r.LEB(33)
+		blockType(r)
 		n := r.Count()
 		for i := uint32(0); i < n && r.Err == nil; i++ {
 			if kind := r.Byte(); kind < 2 {
@@ -66,12 +66,24 @@ func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) 
 		return false, skipFC(r)
 	case op == 0xfd:
 		return false, skipSIMD(r)
-	case op == 0xfe:
-		return false, skipAtomic(r)
-	default:
+	default: // 0xfe (threads) among them: wazero's feature set refuses it
+
 		return false, fmt.Errorf("%w: opcode 0x%02x", ErrUnsupported, op)
 	}
 	return false, nil
+}
+
+// blockType skips a block type as wazero reads it: 0x40, a value type,
+// a type index (s33), or (ref null? heaptype) in two parts.
+func blockType(r *Reader) {
+	first := byte(0)
+	if r.Off < len(r.B) {
+		first = r.B[r.Off]
+	}
+	r.LEB(33)
+	if first == 0x63 || first == 0x64 {
+		r.LEB(33) // the heap type
+	}
 }
 
 func memarg(r *Reader) {
@@ -96,9 +108,18 @@ func skipFC(r *Reader) error {
 	return nil
 }
 
-// skipSIMD: fixed-width and relaxed SIMD.
+// skipSIMD: fixed-width SIMD. The subopcode is read as wazero reads it,
+// one byte, followed for those of 0x80 and over by the 0x01 that ends
+// their two-byte LEB128 (anything else there is refused: wazero would read
+// it as the next instruction, and the two readings would part).
 func skipSIMD(r *Reader) error {
-	switch sub := r.U32(); {
+	sub := uint32(r.Byte())
+	if sub >= 0x80 {
+		if r.Byte() != 0x01 {
+			return fmt.Errorf("%w: opcode 0xfd 0x%02x not followed by 0x01", ErrUnsupported, sub)
+		}
+	}
+	switch {
 	case sub <= 11 || sub == 92 || sub == 93: // loads, store, load_zero
 		memarg(r)
 	case sub == 12 || sub == 13: // v128.const i8x16.shuffle
@@ -108,22 +129,6 @@ func skipSIMD(r *Reader) error {
 	case sub >= 84 && sub <= 91: // load_lane store_lane
 		memarg(r)
 		r.Byte()
-	case sub <= 0x113:
-	default:
-		return fmt.Errorf("%w: opcode 0xfd %d", ErrUnsupported, sub)
-	}
-	return nil
-}
-
-// skipAtomic: the threads proposal.
-func skipAtomic(r *Reader) error {
-	switch sub := r.U32(); {
-	case sub == 3: // atomic.fence
-		r.Byte()
-	case sub <= 2 || (sub >= 0x10 && sub <= 0x4e):
-		memarg(r)
-	default:
-		return fmt.Errorf("%w: opcode 0xfe %d", ErrUnsupported, sub)
 	}
 	return nil
 }
