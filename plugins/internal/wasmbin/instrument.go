@@ -28,8 +28,8 @@ const (
 )
 
 // ErrUnsupported wraps the errors of modules Instrument cannot rewrite
-// because they use an encoding it does not know (a newer proposal): the
-// caller falls back to another way of stopping the guest.
+// because they use an encoding it does not take (a proposal wazero's
+// feature set does not enable, or a form wazero would read otherwise).
 var ErrUnsupported = errors.New("unsupported encoding")
 
 // Instrument returns a copy of the module wasm that a host can stop. It
