@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcphost/mcphost/pdk/glob"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/naming"
+	"github.com/mcphost/mcphost/internal/toolresult"
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // ErrDenied is wrapped by the error of a call that a policy stage denied
@@ -403,8 +403,12 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 		return res, nil
 	}
 	// Each transform's answer was checked to be a CallToolResult in valid
-	// JSON: go-sdk's decoder is called directly, without encoding/json's
+	// JSON. toolresult decodes it as go-sdk does, without go-sdk's 32 KiB
+	// decoder; what it leaves, go-sdk decodes, without encoding/json's
 	// second pass over what may be megabytes.
+	if out, ok := toolresult.Decode(raw); ok {
+		return out, nil
+	}
 	var out mcp.CallToolResult
 	if err := out.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("server %q: tool %q: result withheld: transform %s returned something that is not a CallToolResult: %w", tool.Server, tool.Tool, last, err)

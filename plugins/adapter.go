@@ -12,6 +12,7 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/toolresult"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -231,7 +232,7 @@ func CheckCallToolResult(data json.RawMessage) error {
 	if len(t) == 0 || t[0] != '{' {
 		return errors.New(`"result" must be a CallToolResult object`)
 	}
-	if looksLikeCallToolResult(t) {
+	if toolresult.Check(t) {
 		return nil
 	}
 	var res mcp.CallToolResult

@@ -90,7 +90,8 @@ fuzz ./plugins FuzzParseModule 20000
 fuzz ./plugins FuzzOpen 5000
 fuzz ./plugins/internal/kernel FuzzMemory 20000
 fuzz ./plugins FuzzStrictUnmarshal 20000
-fuzz ./plugins FuzzCallToolResultCheck 20000
+fuzz ./internal/toolresult FuzzCheck 20000
+fuzz ./internal/toolresult FuzzDecode 20000
 fuzz ./internal/jsonscan FuzzUniqueKeys 20000
 fuzz ./plugins/internal/wasmbin FuzzInstrument 5000
 fuzz ./internal/jsonscan FuzzDepth 20000
