@@ -1,29 +1,39 @@
 // Package jsonscan answers questions about JSON text without decoding it.
 package jsonscan
 
+import "bytes"
+
+// stringEnd returns the index of the quote that ends the string whose
+// contents start at data[i] (len(data) if it does not end): long texts
+// are crossed with bytes.IndexByte, escapes one at a time.
+func stringEnd(data []byte, i int) int {
+	for i < len(data) {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return len(data)
+		}
+		b := bytes.IndexByte(data[i:i+q], '\\')
+		if b < 0 {
+			return i + q
+		}
+		i += b + 2 // the backslash and the character it escapes
+	}
+	return len(data)
+}
+
 // Depth is the deepest nesting of objects and arrays in JSON text (0 for a
 // scalar). It reads the bytes once and trusts the text to be JSON: on
 // anything else the answer means nothing, but it never fails.
 func Depth(data []byte) int {
 	depth, deepest := 0, 0
-	inStr, esc := false, false
-	for _, c := range data {
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i+1)
+		case '{', '[':
 			depth++
 			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 		}
 	}
@@ -54,14 +64,9 @@ func UniqueKeys(data []byte, maxDepth int) bool {
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '"':
-			j := i + 1
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					if expectKey {
-						return false
-					}
-					j++
-				}
+			j := stringEnd(data, i+1)
+			if expectKey && bytes.IndexByte(data[i+1:min(j, len(data))], '\\') >= 0 {
+				return false
 			}
 			if expectKey {
 				expectKey = false
