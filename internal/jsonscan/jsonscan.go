@@ -4,21 +4,30 @@ package jsonscan
 import "bytes"
 
 // stringEnd returns the index of the quote that ends the string whose
-// contents start at data[i] (len(data) if it does not end): long texts
-// are crossed with bytes.IndexByte, escapes one at a time.
+// contents start at data[i] (len(data) if it does not end). Long runs
+// without escapes are crossed with bytes.IndexByte; each byte is looked at
+// a bounded number of times, however many escapes there are.
 func stringEnd(data []byte, i int) int {
-	for i < len(data) {
+	for {
 		q := bytes.IndexByte(data[i:], '"')
 		if q < 0 {
 			return len(data)
 		}
-		b := bytes.IndexByte(data[i:i+q], '\\')
-		if b < 0 {
-			return i + q
+		q += i // the next quote: the end, unless an escape takes it
+		for {
+			b := bytes.IndexByte(data[i:q], '\\')
+			if b < 0 {
+				return q
+			}
+			i += b + 2 // the backslash and the character it escapes
+			if i > q {
+				break // the quote was escaped: look for the next one
+			}
 		}
-		i += b + 2 // the backslash and the character it escapes
+		if i >= len(data) {
+			return len(data)
+		}
 	}
-	return len(data)
 }
 
 // Depth is the deepest nesting of objects and arrays in JSON text (0 for a

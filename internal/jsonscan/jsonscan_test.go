@@ -148,3 +148,36 @@ func duplicateKey(data []byte) string {
 		}
 	}
 }
+
+func TestStringEnd(t *testing.T) {
+	for _, tc := range []struct {
+		s    string // after the opening quote
+		want int
+	}{
+		{`"`, 0},
+		{`abc"x`, 3},
+		{`a\"b"`, 4},
+		{`a\\"b"`, 3},
+		{`\\\"x"`, 5},
+		{`\\`, 2},
+		{`\`, 1},
+		{`abc`, 3},
+		{`\n\n\n"`, 6},
+		{`\"`, 2},
+		{`a\`, 2},
+	} {
+		if got := stringEnd([]byte(tc.s), 0); got != tc.want && !(tc.want >= len(tc.s) && got == len(tc.s)) {
+			t.Errorf("stringEnd(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkDepthEscapes: a MiB of text with an escape every 12 bytes (as
+// a result with many lines) must take linear time.
+func BenchmarkDepthEscapes(b *testing.B) {
+	data := []byte(`{"text":"` + strings.Repeat(`hello word\n`, 1<<20/11) + `"}`)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Depth(data)
+	}
+}
