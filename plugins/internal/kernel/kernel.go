@@ -11,6 +11,11 @@
 // functions over a Go slice: a guest's call of one is a function call, and
 // a hook call costs one wazero call of the guest's export. See RATIONALE.md.
 //
+// Every module is instrumented before it is compiled (wasmbin.Instrument):
+// it counts fuel down as it runs and calls the host's yield each time it
+// spent a quantum, which stops it at its call's deadline or when the
+// caller gave up. A module that cannot be instrumented is refused.
+//
 // One Module per plugin (a wazero runtime holding the compiled guest and
 // the host modules); one Instance per concurrent caller. An Instance is not
 // safe for concurrent use.
