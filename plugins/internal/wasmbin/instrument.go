@@ -407,7 +407,7 @@ func (in *instrumenter) expr(out []byte, r *Reader) ([]byte, error) {
 	for r.More() {
 		op := r.B[r.Off]
 		var err error
-		if out, _, err = in.instruction(out, r, true); err != nil {
+		if out, err = in.instruction(out, r); err != nil {
 			return nil, err
 		}
 		if op == 0x0b {
@@ -552,7 +552,7 @@ func (in *instrumenter) scan(r *Reader) error {
 			}
 			fallthrough
 		default:
-			if _, err := skipImmediates(r, op, in.globals); err != nil {
+			if err := skipImmediates(r, op, in.globals); err != nil {
 				return err
 			}
 		}
@@ -617,27 +617,20 @@ func lebLen(b []byte) int {
 	return len(b)
 }
 
-// instruction reads one instruction from r and, if emit, appends it to out
-// with function indices renumbered. It reports a loop.
-func (in *instrumenter) instruction(out []byte, r *Reader, emit bool) ([]byte, bool, error) {
+// instruction copies one instruction of a constant expression from r to
+// out, with function indices renumbered.
+func (in *instrumenter) instruction(out []byte, r *Reader) ([]byte, error) {
 	start := r.Off
 	op := r.Byte()
 	switch op {
 	case 0x10, 0x12, 0xd2: // call return_call ref.func
 		idx := r.U32()
-		if emit {
-			out = binary.AppendUvarint(append(out, op), in.funcIndex(idx))
-		}
-		return out, false, r.Err
+		return binary.AppendUvarint(append(out, op), in.funcIndex(idx)), r.Err
 	}
-	isLoop, err := skipImmediates(r, op, in.globals)
-	if err != nil {
-		return nil, false, err
+	if err := skipImmediates(r, op, in.globals); err != nil {
+		return nil, err
 	}
-	if emit {
-		out = append(out, r.B[start:r.Off]...)
-	}
-	return out, isLoop, r.Err
+	return append(out, r.B[start:r.Off]...), r.Err
 }
 
 // custom returns a custom section's new payload and whether to keep it.

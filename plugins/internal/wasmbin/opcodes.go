@@ -3,13 +3,12 @@ package wasmbin
 import "fmt"
 
 // skipImmediates reads the immediates of opcode op (call, return_call and
-// ref.func are the caller's). It reports a loop, and refuses global
-// indices at or past global (the fuel's).
-func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) {
+// ref.func are the caller's). It refuses global indices at or past global
+// (the fuel's).
+func skipImmediates(r *Reader, op byte, global uint32) error {
 	switch {
 	case op == 0x02 || op == 0x03 || op == 0x04 || op == 0x06: // block loop if try
 		blockType(r)
-		return op == 0x03, nil
 	case op <= 0x01 || op == 0x05 || op == 0x0a || op == 0x0b || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b:
 		// unreachable nop else throw_ref end return catch_all drop select
 	case op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0c || op == 0x0d || op == 0x18:
@@ -34,7 +33,7 @@ func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) 
 			if kind := r.Byte(); kind < 2 {
 				r.U32() // tag
 			} else if kind > 3 {
-				return false, fmt.Errorf("%w: try_table catch kind %d", ErrUnsupported, kind)
+				return fmt.Errorf("%w: try_table catch kind %d", ErrUnsupported, kind)
 			}
 			r.U32() // label
 		}
@@ -42,7 +41,7 @@ func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) 
 		r.U32()
 	case op == 0x23 || op == 0x24: // global.get global.set
 		if idx := r.U32(); r.Err == nil && idx >= global {
-			return false, fmt.Errorf("instruction 0x%02x names global %d; the module has %d", op, idx, global)
+			return fmt.Errorf("instruction 0x%02x names global %d; the module has %d", op, idx, global)
 		}
 	case op == 0x25 || op == 0x26: // table.get table.set
 		r.U32()
@@ -63,14 +62,14 @@ func skipImmediates(r *Reader, op byte, global uint32) (isLoop bool, err error) 
 		r.LEB(33)
 	case op == 0xd1: // ref.is_null
 	case op == 0xfc:
-		return false, skipFC(r)
+		return skipFC(r)
 	case op == 0xfd:
-		return false, skipSIMD(r)
+		return skipSIMD(r)
 	default: // 0xfe (threads) among them: wazero's feature set refuses it
 
-		return false, fmt.Errorf("%w: opcode 0x%02x", ErrUnsupported, op)
+		return fmt.Errorf("%w: opcode 0x%02x", ErrUnsupported, op)
 	}
-	return false, nil
+	return nil
 }
 
 // blockType skips a block type as wazero reads it: 0x40, a value type,
