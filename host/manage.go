@@ -209,6 +209,7 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 func sameServer(old, new *config.Server, inProcess bool) bool {
 	a, b := *old, *new
 	a.Source, b.Source = "", ""
+	a.Scope, b.Scope = "", ""
 	if inProcess {
 		b.Transport = config.TransportInProcess
 	}

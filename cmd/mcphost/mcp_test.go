@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 )
 
@@ -54,7 +55,7 @@ func TestMCPAdd(t *testing.T) {
 	project := filepath.Join(e.work, ".mcphost.yaml")
 	global := filepath.Join(e.global, "config.yaml")
 
-	r := e.must(exitOK, "mcp", "add", "flags", "--command", "srv", "--arg", "one", "--arg", "two words", "--env", "MODE=test", "--cwd", "sub", "--request-timeout", "90s")
+	r := e.must(exitOK, "mcp", "add", "flags", "-s", "project", "--command", "srv", "--arg", "one", "--arg", "two words", "--env", "MODE=test", "--cwd", "sub", "--request-timeout", "90s")
 	wantContains(t, "stdout", r.stdout, `added server "flags"`, project, "mcphost trust")
 	s := e.getServer("flags")
 	if s["command"] != "srv" || !slices.Equal(strs(s["args"]), []string{"one", "two words"}) || s["transport"] != "stdio" ||
@@ -63,13 +64,13 @@ func TestMCPAdd(t *testing.T) {
 	}
 
 	// Everything after -- is the command, flags included.
-	e.must(exitOK, "mcp", "add", "dash", "--", "npx", "-y", "--quiet", "@scope/pkg")
+	e.must(exitOK, "mcp", "add", "dash", "--scope", "project", "--", "npx", "-y", "--quiet", "@scope/pkg")
 	s = e.getServer("dash")
 	if s["command"] != "npx" || !slices.Equal(strs(s["args"]), []string{"-y", "--quiet", "@scope/pkg"}) {
 		t.Errorf("dash = %v", s)
 	}
 
-	e.must(exitOK, "mcp", "add", "remote", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${TOKEN}", "--header", "X-Team=core")
+	e.must(exitOK, "mcp", "add", "remote", "--scope", "project", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${TOKEN}", "--header", "X-Team=core")
 	s = e.getServer("remote")
 	if s["url"] != "https://example.com/mcp" || s["transport"] != "http" {
 		t.Errorf("remote = %v", s)
@@ -96,18 +97,18 @@ func TestMCPAdd(t *testing.T) {
 	}
 	wantNotContains(t, "project file", readFile(t, project), "everywhere")
 
-	e.must(exitOK, "mcp", "add", "off", "--command", "x", "--disabled")
+	e.must(exitOK, "mcp", "add", "off", "-s", "project", "--command", "x", "--disabled")
 	if s := e.getServer("off"); s["enabled"] != false {
 		t.Errorf("off = %v", s)
 	}
 
 	// An existing id is refused unless replaced.
-	r = e.must(exitUsage, "mcp", "add", "flags", "--command", "other")
+	r = e.must(exitUsage, "mcp", "add", "flags", "-s", "project", "--command", "other")
 	wantContains(t, "stderr", r.stderr, `"flags"`, "already exists", project)
 	if s := e.getServer("flags"); s["command"] != "srv" {
 		t.Errorf("a refused add changed the entry: %v", s)
 	}
-	e.must(exitOK, "mcp", "add", "flags", "--command", "other", "--replace")
+	e.must(exitOK, "mcp", "add", "flags", "-s", "project", "--command", "other", "--replace")
 	if s := e.getServer("flags"); s["command"] != "other" || s["args"] != nil {
 		t.Errorf("replaced flags = %v", s)
 	}
@@ -117,16 +118,21 @@ func TestMCPAddRefusesInvalidEntries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.must(exitOK, "mcp", "add", "keep", "--command", "x")
-	project := filepath.Join(e.work, ".mcphost.yaml")
-	before := readFile(t, project)
+	local := e.localFile()
+	before := readFile(t, local)
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"x"}, []string{"--command", "--url"}},
-		{[]string{"x", "--command", "a", "--url", "http://h"}, []string{"exactly one"}},
+		{[]string{"x"}, []string{"a URL", "a command", "--url", "--command"}},
+		{[]string{"x", "--command", "a", "--url", "http://h"}, []string{"a URL", "a command"}},
 		{[]string{"x", "--command", "a", "--", "b"}, []string{"not both"}},
-		{[]string{"x", "extra"}, []string{"--"}},
+		{[]string{"x", "--command", "a", "b"}, []string{"not both"}},
+		{[]string{"x", "https://h/mcp", "--url", "https://h/mcp"}, []string{"not both"}},
+		{[]string{"x", "https://h/mcp", "extra"}, []string{`"extra"`, "after the URL"}},
+		{[]string{"x", "a", "--", "b"}, []string{"after --"}},
+		{[]string{"x", "npx", "-y", "pkg"}, []string{"-y/--yes", "-- CMD ARGS"}},
+		{[]string{"x", "npx", "--quiet", "pkg"}, []string{"unknown flag: --quiet", "-- CMD ARGS"}},
 		{[]string{"bad id", "--command", "a"}, []string{"bad id", "a-zA-Z0-9"}},
 		{[]string{"x", "--url", "ftp://h/"}, []string{"ftp", "http://"}},
 		{[]string{"x", "--url", "http://h/", "--transport", "carrier-pigeon"}, []string{"carrier-pigeon", "stdio, sse, http or websocket"}},
@@ -134,11 +140,16 @@ func TestMCPAddRefusesInvalidEntries(t *testing.T) {
 		{[]string{"x", "--command", "a", "--startup-timeout", "-1s"}, []string{"startup_timeout", "positive"}},
 		{[]string{"x", "--command", "a", "--request-timeout", "soon"}, []string{"request_timeout", "soon"}},
 		{[]string{"x", "--command", "a", "--env", "NOVALUE"}, []string{"--env", "KEY=VALUE"}},
-		{[]string{"x", "--url", "http://h/", "--header", "=v"}, []string{"--header", "KEY=VALUE"}},
-		{[]string{"x", "--command", "a", "--header", "A=b"}, []string{"--header", "--url"}},
-		{[]string{"x", "--url", "http://h/", "--env", "A=b"}, []string{"--env", "--command"}},
+		{[]string{"x", "--url", "http://h/", "--header", "=v"}, []string{"--header 1", "Name: value"}},
+		{[]string{"x", "--url", "http://h/", "-H", "ok: 1", "-H", "no header"}, []string{"--header 2", "Name: value"}},
+		{[]string{"x", "--url", "http://h/", "-H", "bad name: v"}, []string{"--header 1", `"bad name" is not a header name`}},
+		{[]string{"x", "--command", "a", "--header", "A=b"}, []string{"--header", "remote servers"}},
+		{[]string{"x", "--url", "http://h/", "--env", "A=b"}, []string{"--env", "a command"}},
+		{[]string{"x", "http://h/", "--env-file", ".env"}, []string{"--env-file", "a command"}},
 		{[]string{"x", "--command", "a", "--scope", "effective"}, []string{"read only"}},
-		{[]string{"x", "--command", "a", "--scope", "nowhere"}, []string{"nowhere", "project or global"}},
+		{[]string{"x", "--command", "a", "--scope", "nowhere"}, []string{"nowhere", "local, project or user"}},
+		{[]string{"x", "--command", "a", "--include-tools", "["}, []string{"tools.allow"}},
+		{[]string{"x", "--command", "a", "-e", "K=${secret:}"}, []string{"env.K", "secret name"}},
 		{[]string{"x", "--command", "${"}, []string{"command"}},
 	} {
 		r := e.run(append([]string{"mcp", "add"}, tc.args...)...)
@@ -148,26 +159,46 @@ func TestMCPAddRefusesInvalidEntries(t *testing.T) {
 		}
 		wantContains(t, "stderr of mcp add "+strings.Join(tc.args, " "), r.stderr, tc.want...)
 	}
-	if after := readFile(t, project); after != before {
-		t.Errorf("refused adds changed the project file:\n%s", after)
+	if after := readFile(t, local); after != before {
+		t.Errorf("refused adds changed the local file:\n%s", after)
 	}
-	if _, err := os.Stat(filepath.Join(e.global, "config.yaml")); err == nil {
-		t.Errorf("refused adds created the global file")
+	for _, p := range []string{filepath.Join(e.global, "config.yaml"), filepath.Join(e.work, ".mcphost.yaml")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("refused adds created %s", p)
+		}
 	}
 }
 
-// getText returns `mcp get ID` (the text form) as key -> value.
+// getText returns `mcp get ID` (the text form) as key -> value; the
+// indented lines under a key (env, headers) are its value, one a line.
 func (e *testEnv) getText(id string) map[string]string {
 	e.t.Helper()
 	out := map[string]string{}
+	last := ""
 	for _, line := range strings.Split(strings.TrimSpace(e.must(exitOK, "mcp", "get", id).stdout), "\n") {
+		if item, ok := strings.CutPrefix(line, "  "); ok && last != "" {
+			out[last] = strings.TrimPrefix(out[last]+"\n"+item, "\n")
+			continue
+		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			e.t.Fatalf("mcp get %s: line %q is not key: value", id, line)
 		}
 		out[k] = strings.TrimSpace(v)
+		last = k
 	}
 	return out
+}
+
+// localFile is the file of the local scope (mcp add's default) of e's
+// project directory.
+func (e *testEnv) localFile() string {
+	e.t.Helper()
+	p, _, err := config.ScopeFile(config.LoadOptions{GlobalDir: e.global, WorkDir: e.work}, config.ScopeLocal)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
 }
 
 // --health-interval and --reconnect-* are written into the entry as given,
@@ -213,7 +244,7 @@ func TestMCPAddHealthAndReconnect(t *testing.T) {
 			if tc.existing != "" || tc.file != ".mcphost.yaml" {
 				writeFile(t, path, tc.existing)
 			}
-			r := e.must(exitOK, append([]string{"mcp", "add", "h", "--command", "srv"}, flags...)...)
+			r := e.must(exitOK, append([]string{"mcp", "add", "h", "-s", "project", "--command", "srv"}, flags...)...)
 			wantContains(t, "stdout", r.stdout, path)
 			tc.check(t, readFile(t, path))
 
@@ -240,7 +271,7 @@ func TestMCPGetHealthAndReconnectDefaults(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	project := filepath.Join(e.work, ".mcphost.yaml")
-	e.must(exitOK, "mcp", "add", "plain", "--command", "srv")
+	e.must(exitOK, "mcp", "add", "plain", "-s", "project", "--command", "srv")
 	wantNotContains(t, "project file", readFile(t, project), "health_interval", "reconnect")
 	s := e.getServer("plain")
 	if s["health_interval"] != "30s" || s["reconnect_initial_delay"] != "500ms" ||
@@ -253,7 +284,7 @@ func TestMCPGetHealthAndReconnectDefaults(t *testing.T) {
 		t.Errorf("defaults (text) = %v", text)
 	}
 
-	e.must(exitOK, "mcp", "add", "quiet", "--url", "https://example.com/mcp", "--health-interval", "off", "--reconnect-initial-delay", "2m")
+	e.must(exitOK, "mcp", "add", "quiet", "-s", "project", "--url", "https://example.com/mcp", "--health-interval", "off", "--reconnect-initial-delay", "2m")
 	wantContains(t, "project file", readFile(t, project), "health_interval: \"off\"", "initial_delay: 2m")
 	s = e.getServer("quiet")
 	if s["error"] != nil || s["health_interval"] != "off" || s["reconnect_initial_delay"] != "2m0s" ||
@@ -279,8 +310,8 @@ func TestMCPAddHealthAndReconnectUsageErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.must(exitOK, "mcp", "add", "keep", "--command", "x")
-	project := filepath.Join(e.work, ".mcphost.yaml")
-	before := readFile(t, project)
+	local := e.localFile()
+	before := readFile(t, local)
 	add := func(flags ...string) []string {
 		return append([]string{"mcp", "add", "x", "--command", "a"}, flags...)
 	}
@@ -299,8 +330,8 @@ func TestMCPAddHealthAndReconnectUsageErrors(t *testing.T) {
 		{add("--reconnect-max-attempts", "many"), []string{`invalid argument "many" for "--reconnect-max-attempts"`, "mcphost mcp add --help"}},
 		{add("--reconnect-max-attempts", "2.5"), []string{`"--reconnect-max-attempts"`}},
 	})
-	if after := readFile(t, project); after != before {
-		t.Errorf("refused adds changed the project file:\n%s", after)
+	if after := readFile(t, local); after != before {
+		t.Errorf("refused adds changed the local file:\n%s", after)
 	}
 	r := e.must(exitOK, "mcp", "add", "--help")
 	wantContains(t, "mcp add help", r.stdout, "--health-interval", "--reconnect-initial-delay", "--reconnect-max-delay", "--reconnect-max-attempts int")
@@ -311,28 +342,43 @@ func TestMCPListScopes(t *testing.T) {
 	e := newEnv(t)
 	project := filepath.Join(e.work, ".mcphost.yaml")
 	global := filepath.Join(e.global, "config.yaml")
+	local := e.localFile()
 	e.must(exitOK, "mcp", "add", "g", "--scope", "global", "--command", "gcmd")
-	e.must(exitOK, "mcp", "add", "p", "--command", "pcmd", "--arg", "a1")
+	e.must(exitOK, "mcp", "add", "p", "-s", "project", "--command", "pcmd", "--arg", "a1")
+	e.must(exitOK, "mcp", "add", "l", "--command", "lcmd")
 
 	eff := e.listServers()
-	if len(eff) != 2 || eff["g"]["source"] != global || eff["p"]["source"] != project || eff["p"]["untrusted"] != true {
+	if len(eff) != 3 || eff["g"]["source"] != global || eff["p"]["source"] != project || eff["p"]["untrusted"] != true ||
+		eff["l"]["source"] != local || eff["l"]["untrusted"] != false {
 		t.Errorf("effective = %v", eff)
+	}
+	if eff["g"]["scope"] != "user" || eff["p"]["scope"] != "project" || eff["l"]["scope"] != "local" {
+		t.Errorf("scopes = %v %v %v", eff["g"]["scope"], eff["p"]["scope"], eff["l"]["scope"])
 	}
 	if p := e.listServers("--scope", "project"); len(p) != 1 || p["p"] == nil {
 		t.Errorf("project = %v", p)
 	}
-	if g := e.listServers("--scope", "global"); len(g) != 1 || g["g"] == nil {
-		t.Errorf("global = %v", g)
+	for _, name := range []string{"global", "user"} {
+		if g := e.listServers("--scope", name); len(g) != 1 || g["g"] == nil {
+			t.Errorf("%s = %v", name, g)
+		}
+	}
+	if l := e.listServers("-s", "local"); len(l) != 1 || l["l"] == nil {
+		t.Errorf("local = %v", l)
 	}
 
 	r := e.must(exitOK, "mcp", "list")
-	wantContains(t, "mcp list", r.stdout, "SOURCE", global, project, "pcmd a1", "untrusted", "mcphost trust")
-	r = e.must(exitOK, "mcp", "list", "--scope", "global")
-	wantContains(t, "mcp list --scope global", r.stdout, "gcmd", global)
-	wantNotContains(t, "mcp list --scope global", r.stdout, "pcmd")
+	wantContains(t, "mcp list", r.stdout, "SCOPE", "SOURCE", global, project, local, "pcmd a1", "untrusted", "mcphost trust")
+	r = e.must(exitOK, "mcp", "ls", "--scope", "user")
+	wantContains(t, "mcp ls --scope user", r.stdout, "gcmd", global)
+	wantNotContains(t, "mcp ls --scope user", r.stdout, "pcmd", "lcmd")
 	r = e.must(exitOK, "mcp", "list", "--scope", "project")
-	wantNotContains(t, "mcp list --scope project", r.stdout, "gcmd")
-	e.must(exitUsage, "mcp", "list", "--scope", "nowhere")
+	wantNotContains(t, "mcp list --scope project", r.stdout, "gcmd", "lcmd")
+	r = e.must(exitOK, "mcp", "list", "-s", "local")
+	wantContains(t, "mcp list -s local", r.stdout, "lcmd", local)
+	wantNotContains(t, "mcp list -s local", r.stdout, "gcmd", "pcmd")
+	r = e.must(exitUsage, "mcp", "list", "--scope", "nowhere")
+	wantContains(t, "stderr", r.stderr, "nowhere", "local, project or user")
 
 	// --config and MCPHOST_* variables are part of the effective view.
 	cfg := e.configFile(map[string]any{"c": map[string]any{"command": "ccmd"}})
@@ -358,8 +404,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	add := func(args ...string) {
 		outputs = append(outputs, e.must(exitOK, append([]string{"mcp", "add"}, args...)...))
 	}
-	add("local", "--command", "srv", "--env", "TOKEN="+envSecret, "--env", "FROM_VAR=${API_TOKEN}")
-	add("remote", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer "+headerSecret, "--header", "X-Key=${API_TOKEN}", "--scope", "global")
+	add("local", "--command", "srv", "--env", "TOKEN="+envSecret, "-e", "FROM_VAR=${API_TOKEN}")
+	add("remote", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer "+headerSecret, "-H", "X-Key: ${API_TOKEN}", "--scope", "global")
 	cfg := e.configFile(map[string]any{"ts": testServer(t), "ts-env": map[string]any{
 		"command": hosttest.BuildTestServer(t), "env": map[string]any{"TOKEN": envSecret},
 	}})
@@ -367,6 +413,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"mcp", "get", "local"}, {"mcp", "get", "local", "--json"},
 		{"mcp", "get", "remote"}, {"mcp", "get", "remote", "--json"},
 		{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "list", "--scope", "global", "--json"},
+		{"mcp", "list", "--scope", "local"}, {"mcp", "list", "-s", "global"},
 		{"--config", cfg, "mcp", "get", "ts-env"}, {"--config", cfg, "mcp", "test", "ts-env"},
 		{"--config", cfg, "--log-level", "trace", "servers", "--json"},
 		{"--config", cfg, "--log-level", "trace", "servers"},
@@ -439,87 +486,6 @@ func TestMCPGetUnknown(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, `"nope"`, "mcphost mcp list")
 	r = e.must(exitUsage, "mcp", "test", "nope")
 	wantContains(t, "stderr", r.stderr, `"nope"`, "mcphost mcp list")
-}
-
-func TestMCPRemove(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	project := filepath.Join(e.work, ".mcphost.yaml")
-	global := filepath.Join(e.global, "config.yaml")
-	e.must(exitOK, "mcp", "add", "a", "--command", "x")
-	e.must(exitOK, "mcp", "add", "b", "--command", "y")
-	e.must(exitOK, "mcp", "add", "g", "--command", "z", "--scope", "global")
-
-	r := e.must(exitOK, "mcp", "remove", "a")
-	wantContains(t, "stdout", r.stdout, `removed server "a"`, project)
-	if l := e.listServers(); l["a"] != nil || l["b"] == nil || l["g"] == nil {
-		t.Errorf("after remove a: %v", l)
-	}
-	r = e.must(exitUsage, "mcp", "remove", "a")
-	wantContains(t, "stderr", r.stderr, `"a"`, project)
-	// g is in the global file, not in the project file: the message says where.
-	r = e.must(exitUsage, "mcp", "remove", "g")
-	wantContains(t, "stderr", r.stderr, `"g"`, project)
-	r = e.must(exitOK, "mcp", "remove", "g", "--scope", "global")
-	wantContains(t, "stdout", r.stdout, global)
-	if l := e.listServers(); l["g"] != nil {
-		t.Errorf("after remove g: %v", l)
-	}
-	e.must(exitUsage, "mcp", "remove", "b", "--scope", "effective")
-}
-
-func TestMCPEnableDisable(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	project := filepath.Join(e.work, ".mcphost.yaml")
-	global := filepath.Join(e.global, "config.yaml")
-	ts := hosttest.BuildTestServer(t)
-	e.must(exitOK, "mcp", "add", "p", "--command", "x")
-	e.must(exitOK, "mcp", "add", "g", "--scope", "global", "--command", ts)
-
-	r := e.must(exitOK, "mcp", "disable", "p")
-	wantContains(t, "stdout", r.stdout, `disabled server "p"`, project)
-	if l := e.listServers(); l["p"]["enabled"] != false {
-		t.Errorf("p after disable: %v", l["p"])
-	}
-	e.must(exitOK, "mcp", "enable", "p")
-	if l := e.listServers(); l["p"]["enabled"] != true {
-		t.Errorf("p after enable: %v", l["p"])
-	}
-
-	// The global server is ready before, and disabled from the project
-	// scope without copying it and without touching the global file.
-	globalBefore := readFile(t, global)
-	servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
-	if st := stateOf(servers, "g"); st != "ready" {
-		t.Errorf("g before disable: %v", servers)
-	}
-	r = e.must(exitOK, "mcp", "disable", "g")
-	wantContains(t, "stdout", r.stdout, `disabled server "g"`, project)
-	if got := readFile(t, global); got != globalBefore {
-		t.Errorf("disabling from the project changed the global file:\n%s", got)
-	}
-	if l := e.listServers(); l["g"]["enabled"] != false || l["g"]["source"] != project || l["g"]["command"] != ts {
-		t.Errorf("g after project disable: %v", l["g"])
-	}
-	if l := e.listServers("--scope", "global"); l["g"]["enabled"] != true {
-		t.Errorf("g in the global scope: %v", l["g"])
-	}
-	// An override that only disables needs no trust.
-	servers = decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json"))
-	if st := stateOf(servers, "g"); st != "disabled" {
-		t.Errorf("g after disable: %v", servers)
-	}
-
-	// Enabling it again from the project writes "enabled: true" there, which
-	// needs trust: the command says so.
-	r = e.must(exitOK, "mcp", "enable", "g")
-	wantContains(t, "stdout", r.stdout, `enabled server "g"`, project, "mcphost trust")
-
-	r = e.must(exitUsage, "mcp", "disable", "nope")
-	wantContains(t, "stderr", r.stderr, `"nope"`)
-	r = e.must(exitUsage, "mcp", "disable", "p", "--scope", "global")
-	wantContains(t, "stderr", r.stderr, `"p"`)
 }
 
 func stateOf(servers []map[string]any, id string) any {

@@ -92,13 +92,15 @@ var allAuthFields = func() []string {
 // an oauth block.
 var authorizationFields = []string{"type", "client_id", "client_secret", "scopes"}
 
-// secretAuthFields must come from the environment (${VAR}) or the keychain:
-// a literal value would sit in a file that gets copied, shared, committed.
+// secretAuthFields must come from the environment (${VAR}) or the keychain
+// (${secret:NAME}): a literal value would sit in a file that gets copied,
+// shared, committed.
 var secretAuthFields = []string{"token", "key", "client_secret", "private_key", "assertion", "idp_client_secret", "id_token"}
 
 // secretRef is the only form a secret may take in an auth block: one whole
-// ${VAR} reference, no default (a default would be the literal secret).
-var secretRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+// ${VAR} or ${secret:NAME} reference, no default (a default would be the
+// literal secret).
+var secretRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*|secret:[A-Za-z0-9_.-]{1,64})\}$`)
 
 // IsSecretRef reports whether v is a reference a secret field accepts.
 func IsSecretRef(v string) bool { return secretRef.MatchString(v) }
@@ -185,7 +187,7 @@ func (d *decoder) decodeAuth(s *Server) {
 			return ""
 		}
 		if slices.Contains(secretAuthFields, k) && sv != "" && !secretRef.MatchString(sv) {
-			d.fail(name+"."+k, "write the secret as one ${VAR} reference (an environment variable, no default), not in the file")
+			d.fail(name+"."+k, "write the secret as one ${VAR} reference (an environment variable, no default) or ${secret:NAME} (the OS keychain), not in the file")
 			return ""
 		}
 		out, ok := d.expand(name+"."+k, sv)

@@ -1,5 +1,6 @@
-// Package config loads mcphost's layered configuration: global file, project
-// files (.mcphost.* and Claude Code's .mcp.json), an explicit --config file,
+// Package config loads mcphost's layered configuration: the user (global)
+// file, project files (.mcphost.* and Claude Code's .mcp.json), the user's
+// local file for the project directory, an explicit --config file,
 // MCPHOST_* environment variables and flag overrides.
 //
 // Loading never fails because of one bad server entry: the entry is kept with
@@ -93,11 +94,14 @@ type Reconnect struct {
 
 // Server is one configured MCP server after merging and ${VAR} expansion.
 type Server struct {
-	ID              string
-	Transport       string // one of the Transport* constants
-	Command         string
-	Args            []string
-	Env             map[string]string // merged over the host's environment when the server starts
+	ID        string
+	Transport string // one of the Transport* constants
+	Command   string
+	Args      []string
+	Env       map[string]string // merged over the host's environment when the server starts
+	// EnvFile is the absolute path of the entry's env_file, whose variables
+	// are already in Env (under the entry's own env, which wins).
+	EnvFile         string
 	Cwd             string
 	URL             string
 	Headers         map[string]string
@@ -118,6 +122,9 @@ type Server struct {
 
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string
+	// Scope is the scope of Source: ScopeLocal, ScopeProject (.mcphost.*
+	// and .mcp.json) or ScopeUser; "" for --config, env, flags and library.
+	Scope Scope
 	// Untrusted is set for entries from project files of a directory that has
 	// not been trusted with `mcphost trust`. Such servers are not started.
 	// A project entry that only says "enabled: false" needs no trust (it can
@@ -128,4 +135,8 @@ type Server struct {
 	// unset variable...). The server is not started; the message names the
 	// file, the server and the field.
 	Err error
+
+	// refSecrets are the values of the ${secret:NAME} references the entry
+	// used, wherever they went (an argument too), for SecretValues.
+	refSecrets []string
 }

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 
 	ktoml "github.com/knadh/koanf/parsers/toml/v2"
-	"github.com/mcphost/mcphost/internal/safefile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcphost/mcphost/internal/safefile"
 )
 
 // One edit of a configuration file: locked, checked, written atomically.
@@ -24,6 +25,17 @@ type fileEdit struct {
 	// project, for an edit of a project file, is where the trust records
 	// are: a trusted project stays trusted after mcphost's own edit.
 	project *resolved
+	// header is the comment a YAML file created by the edit starts with.
+	header string
+}
+
+// headerOf is the header of a new file of scope: the local file says
+// which directory it belongs to (its name only has a hash of it).
+func headerOf(r *resolved, scope Scope) string {
+	if scope == ScopeLocal {
+		return localHeader(r.workDir)
+	}
+	return ""
 }
 
 // projectOf is r for an edit of the project scope, else nil.
@@ -79,7 +91,14 @@ func editFileLocked(path string, e fileEdit) error {
 	var out []byte
 	switch format {
 	case "yaml":
-		out, err = editYAML(path, data, e.yaml)
+		edit := e.yaml
+		if e.header != "" && len(bytes.TrimSpace(data)) == 0 {
+			edit = func(root *yaml.Node) error {
+				root.HeadComment = e.header
+				return e.yaml(root)
+			}
+		}
+		out, err = editYAML(path, data, edit)
 	case "json":
 		m := map[string]any{}
 		if len(bytes.TrimSpace(data)) > 0 {

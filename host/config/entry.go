@@ -2,28 +2,24 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"net/url"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
 	"strings"
-	"time"
-
-	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // serverFields are the fields of a server entry, in the order they are
 // written and documented.
 var serverFields = []string{
-	"transport", "command", "args", "env", "cwd", "url", "headers", "enabled",
+	"transport", "command", "args", "env", "env_file", "cwd", "url", "headers", "enabled",
 	"startup_timeout", "request_timeout", "protocol_version", "tools", "max_message_bytes",
 	"health_interval", "reconnect", "auth", "oauth", "authorization",
 }
 
-// fieldAliases maps other hosts' names to ours: .mcp.json says "type".
-var fieldAliases = map[string]string{"type": "transport"}
+// fieldAliases maps other hosts' names to ours: .mcp.json says "type",
+// VS Code "envFile".
+var fieldAliases = map[string]string{"type": "transport", "envFile": "env_file"}
 
 var (
 	toolsFields     = []string{"allow", "deny"}
@@ -154,108 +150,10 @@ func normalizeEntry(l *layer, id string, raw any) (map[string]any, []error) {
 	return fields, errs
 }
 
-// mergedServer is one id after merging all layers.
-type mergedServer struct {
-	id      string
-	fields  map[string]any
-	origins map[string]int // field path ("url", "env.TOKEN") -> index of the layer that set it
-	source  int            // the highest layer that defined the id
-	errs    []error
-	// untrusted: an untrusted project layer contributed more than
-	// "enabled: false" (switching a server off needs no trust).
-	untrusted bool
-}
-
-// mergeServers merges the layers' entries by id: maps (env, headers, tools)
-// merge key by key, anything else a higher layer sets replaces the lower
-// value. This is koanf's merge rule, with the origin of every value kept so
-// that errors name the file the offending value came from.
-//
-// A project file (trusted or not) cannot change a server that the user's
-// own files define: it may switch it on or off, add tools.deny globs and
-// tune its timeouts (projectTuning); anything else it says about that
-// server is ignored with a warning. Else a
-// cloned repository could point the user's server, with the user's headers
-// and environment, at a URL or program of its choosing, or lift its deny list.
-func mergeServers(layers []*layer, warn func(string, ...any)) []*mergedServer {
-	byID := map[string]*mergedServer{}
-	userDefined := map[string]bool{}
-	var ids []string
-	for li, l := range layers {
-		for _, id := range sortedKeys(l.servers) {
-			e := l.servers[id]
-			if l.fromProject() && userDefined[id] {
-				e = restrictProjectEntry(l, id, e, byID[id], warn)
-				if len(e.fields) == 0 && len(e.errs) == 0 {
-					continue
-				}
-			} else if !l.fromProject() {
-				userDefined[id] = true
-			}
-			ms := byID[id]
-			if ms == nil {
-				ms = &mergedServer{id: id, fields: map[string]any{}, origins: map[string]int{}}
-				byID[id] = ms
-				ids = append(ids, id)
-			}
-			ms.source = li
-			ms.errs = append(ms.errs, e.errs...)
-			if l.untrusted && !onlyDisables(e.fields) {
-				ms.untrusted = true
-			}
-			mergeInto(ms.fields, e.fields, "", li, ms.origins)
-		}
-	}
-	sort.Strings(ids)
-	out := make([]*mergedServer, len(ids))
-	for i, id := range ids {
-		out[i] = byID[id]
-	}
-	return out
-}
-
-func onlyDisables(fields map[string]any) bool {
-	for k, v := range fields {
-		if k != "enabled" {
-			return false
-		}
-		if b, ok := asBool(v); !ok || b {
-			return false
-		}
-	}
-	return true
-}
-
-func mergeInto(dst, src map[string]any, prefix string, li int, origins map[string]int) {
-	for _, k := range sortedKeys(src) {
-		v := src[k]
-		p := k
-		if prefix != "" {
-			p = prefix + "." + k
-		}
-		if vm, ok := v.(map[string]any); ok {
-			dm, ok := dst[k].(map[string]any)
-			if !ok {
-				dm = map[string]any{}
-				dst[k] = dm
-				dropOrigins(origins, p)
-			}
-			origins[p] = li
-			mergeInto(dm, vm, p, li, origins)
-			continue
-		}
-		dst[k] = v
-		dropOrigins(origins, p)
-		origins[p] = li
-	}
-}
-
-func dropOrigins(origins map[string]int, p string) {
-	for k := range origins {
-		if k == p || strings.HasPrefix(k, p+".") {
-			delete(origins, k)
-		}
-	}
+// lookups are how a decoder resolves ${VAR} and ${secret:NAME}.
+type lookups struct {
+	env    func(string) (string, bool)
+	secret func(string) (string, error) // nil: none can be resolved
 }
 
 // decoder turns one merged entry into a Server.
@@ -263,11 +161,15 @@ type decoder struct {
 	ms      *mergedServer
 	layers  []*layer
 	workDir string
-	lookup  func(string) (string, bool)
+	lookups
 	// checkOnly: validating an entry about to be written. Every variable
-	// counts as set and a url holding a reference is only checked for syntax.
+	// and secret counts as set, a url holding a reference is only checked
+	// for syntax, and no env_file is read.
 	checkOnly bool
 	errs      []error
+	// secretValues are the values ${secret:NAME} references gave, for
+	// Server.refSecrets.
+	secretValues []string
 }
 
 func (d *decoder) origin(p string) *layer {
@@ -291,9 +193,32 @@ func (d *decoder) fail(field, format string, args ...any) {
 	d.errs = append(d.errs, entryError(d.origin(field).source, d.ms.id, field, fmt.Sprintf(format, args...)))
 }
 
-// expand expands a value; the error names the variable and the field only.
+// expand expands a value; the error names the variable (or secret) and the
+// field only. A project file may not name a keychain secret at all: a
+// cloned repository could send it, in a header or an argument, to a server
+// of its choosing.
 func (d *decoder) expand(field, s string) (string, bool) {
-	out, err := Expand(s, d.lookup)
+	if d.origin(field).fromProject() {
+		if names, _ := SecretRefs(s); len(names) > 0 {
+			d.fail(field, "${secret:%s} is not allowed in a project file (a cloned repository could send your keychain secrets to a server of its choosing); "+
+				"define the server in your local or user scope (mcphost mcp add --scope local ...), or use an environment variable ${VAR}", names[0])
+			return "", false
+		}
+	}
+	secret := func(name string) (string, error) {
+		if d.checkOnly {
+			return "value", nil
+		}
+		if d.secret == nil {
+			return "", errNoSecretStore
+		}
+		v, err := d.secret(name)
+		if err == nil {
+			d.secretValues = append(d.secretValues, v)
+		}
+		return v, err
+	}
+	out, err := ExpandSecrets(s, d.env, secret)
 	if err != nil {
 		d.fail(field, "%v", err)
 		return "", false
@@ -303,8 +228,8 @@ func (d *decoder) expand(field, s string) (string, bool) {
 
 // decodeServer validates a merged entry. Every problem lands in Server.Err;
 // none ever quotes an env or header value.
-func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string, bool), workDir string, checkOnly bool) *Server {
-	d := &decoder{ms: ms, layers: layers, lookup: lookup, workDir: workDir, checkOnly: checkOnly}
+func decodeServer(ms *mergedServer, layers []*layer, lk lookups, workDir string, checkOnly bool) *Server {
+	d := &decoder{ms: ms, layers: layers, lookups: lk, workDir: workDir, checkOnly: checkOnly}
 	s := &Server{
 		ID:              ms.id,
 		Enabled:         true,
@@ -312,6 +237,7 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 		RequestTimeout:  DefaultRequestTimeout,
 		MaxMessageBytes: DefaultMaxMessageBytes,
 		Source:          layers[ms.source].source,
+		Scope:           scopeOfKind(layers[ms.source].kind),
 		Untrusted:       ms.untrusted,
 	}
 	d.errs = append(d.errs, ms.errs...)
@@ -351,6 +277,7 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 		}
 		return ""
 	})
+	s.EnvFile, s.Env = d.envFile(s.Env)
 	s.Headers = d.stringMap("headers", func(k string) string {
 		if !headerPattern.MatchString(k) {
 			return "bad header name"
@@ -458,6 +385,7 @@ func decodeServer(ms *mergedServer, layers []*layer, lookup func(string) (string
 			s.URL = u
 		}
 	}
+	s.refSecrets = d.secretValues
 	if len(d.errs) > 0 {
 		s.Err = joinErrors(d.errs)
 	}
@@ -522,172 +450,6 @@ func normalizeTransport(s string) (string, bool) {
 		return TransportWebSocket, true
 	}
 	return "", false
-}
-
-// str returns a string field ("" when absent); a non-string is an error.
-func (d *decoder) str(field string) string {
-	v, ok := d.ms.fields[field]
-	if !ok || v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		d.fail(field, "must be a string")
-		return ""
-	}
-	return s
-}
-
-// stringMap decodes env or headers. Values are expanded and never quoted.
-func (d *decoder) stringMap(field string, badKey func(string) string) map[string]string {
-	v, ok := d.ms.fields[field]
-	if !ok || v == nil {
-		return nil
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.fail(field, "must be a map of names to strings")
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for _, k := range sortedKeys(m) {
-		p := field + "." + k
-		if msg := badKey(k); msg != "" {
-			d.fail(field, "%s %q", msg, k)
-			continue
-		}
-		s, ok := scalarString(m[k])
-		if !ok {
-			d.fail(p, "value must be a string")
-			continue
-		}
-		val, _ := d.expand(p, s)
-		if field == "headers" && strings.ContainsAny(val, "\r\n\x00") {
-			// A line break would start another header (or a body) on the
-			// wire. The value itself is never quoted: it may be a secret.
-			d.fail(p, "the value contains a line break (CR or LF) or NUL, which no HTTP header may hold; write it on one line")
-			continue
-		}
-		out[k] = val
-	}
-	return out
-}
-
-// duration accepts a Go duration ("30s", "1m30s") or a number of seconds, as
-// Codex users write (startup_timeout_sec = 10).
-func (d *decoder) duration(field string, def time.Duration) time.Duration {
-	v, ok := d.ms.fields[field]
-	if !ok || v == nil {
-		return def
-	}
-	dur, err := parseDuration(v)
-	if err != "" {
-		d.fail(field, "%s", err)
-		return def
-	}
-	return dur
-}
-
-// healthInterval decodes health_interval: a duration, or "off" (also 0 and
-// false) for no health checks, which is -1 in Server. Unset stays 0: the
-// host applies DefaultHealthInterval.
-func (d *decoder) healthInterval() time.Duration {
-	const field = "health_interval"
-	v, ok := d.ms.fields[field]
-	if !ok || v == nil {
-		return 0
-	}
-	if healthOff(v) {
-		return -1
-	}
-	if b, ok := v.(bool); ok && b {
-		d.fail(field, "must be a duration like \"30s\", a number of seconds, or \"off\"")
-		return 0
-	}
-	dur, err := parseDuration(v)
-	if err != "" {
-		d.fail(field, "%s (or \"off\" for no health checks)", err)
-		return 0
-	}
-	return dur
-}
-
-// reconnect decodes the reconnect map. Unset values stay zero: the host
-// applies the defaults.
-func (d *decoder) reconnect() Reconnect {
-	var r Reconnect
-	v, ok := d.ms.fields["reconnect"]
-	if !ok || v == nil {
-		return r
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.fail("reconnect", "must be a map with initial_delay, max_delay and max_attempts")
-		return r
-	}
-	r.InitialDelay = d.durationValue("reconnect.initial_delay", m["initial_delay"])
-	r.MaxDelay = d.durationValue("reconnect.max_delay", m["max_delay"])
-	if r.InitialDelay > 0 && r.MaxDelay > 0 && r.MaxDelay < r.InitialDelay {
-		d.fail("reconnect.max_delay", "%s is less than reconnect.initial_delay (%s); max_delay must be at least initial_delay", r.MaxDelay, r.InitialDelay)
-	}
-	if mv, ok := m["max_attempts"]; ok && mv != nil {
-		n, ok := asInt(mv)
-		switch {
-		case !ok:
-			d.fail("reconnect.max_attempts", "must be a whole number (0 means no limit)")
-		case n < 0:
-			d.fail("reconnect.max_attempts", "must not be negative (0 means no limit)")
-		case n > math.MaxInt32:
-			d.fail("reconnect.max_attempts", "%d is too large (0 means no limit)", n)
-		default:
-			r.MaxAttempts = int(n)
-		}
-	}
-	return r
-}
-
-// durationValue decodes an optional duration inside a map field; absent or
-// invalid gives 0.
-func (d *decoder) durationValue(field string, v any) time.Duration {
-	if v == nil {
-		return 0
-	}
-	dur, err := parseDuration(v)
-	if err != "" {
-		d.fail(field, "%s", err)
-		return 0
-	}
-	return dur
-}
-
-func (d *decoder) globs(field string, v any) []string {
-	if v == nil {
-		return nil
-	}
-	var list []string
-	if s, ok := v.(string); ok {
-		list = []string{s}
-	} else {
-		l, ok := scalarList(v)
-		if !ok {
-			d.fail(field, "must be a list of tool-name globs")
-			return nil
-		}
-		list = l
-	}
-	var out []string
-	for _, g := range list {
-		if g == "" {
-			d.fail(field, "empty glob")
-			continue
-		}
-		if err := glob.Valid(g); err != nil {
-			d.fail(field, "%v (syntax: * ? [abc])", err)
-			continue
-		}
-		out = append(out, g)
-	}
-	return out
 }
 
 // Name length limits. 16 leaves room for a server prefix and the hash suffix

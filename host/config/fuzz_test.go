@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-var fuzzFileNames = []string{".mcphost.yaml", ".mcphost.json", ".mcphost.toml", ".mcp.json", "config.yaml", "config.json", "config.toml"}
+// fuzzFileNames are where FuzzLoad writes its file; "local" is the local
+// file of the work directory.
+var fuzzFileNames = []string{".mcphost.yaml", ".mcphost.json", ".mcphost.toml", ".mcp.json", "config.yaml", "config.json", "config.toml", "local"}
 
 // FuzzLoad writes arbitrary bytes as one config file and loads it: Load,
 // LoadScope and the writers must return errors, never panic, and a secret
@@ -44,6 +46,10 @@ func FuzzLoad(f *testing.F) {
 		{1, `{"servers": {"a": {"url": "https://h", "auth": {"type": "client_credentials", "client_id": "x", "private_key": "${S}", "signing_algorithm": "HS256", "token": 1}}}}`},
 		{3, `{"mcpServers": {"a": {"type": "http", "url": "https://h", "oauth": {"clientId": "x", "callbackPort": "8080"}}, "b": {"command": "x", "oauth": {}}}}`},
 		{2, "[servers.a]\nurl = \"https://h\"\n[servers.a.auth]\ntype = \"jwt_bearer\"\nassertion_file = \"t\"\nassertion = \"${S}\"\n"},
+		{0, "servers:\n  a: {command: x, env_file: ../g/e.env, env: {K: \"${secret:k}\"}}\n  b: {command: x, envFile: /etc/passwd}\n"},
+		{4, "servers:\n  a: {url: \"https://h\", headers: {A: \"${secret:s}\"}, auth: {type: bearer, token: \"${secret:t}\"}, env_file: e.env}\n"},
+		{7, "servers:\n  a: {command: y, args: [\"${secret:s}\"], env_file: \"${S}\"}\n  b: {enabled: false}\nnames: {scheme: tool}\n"},
+		{7, "trusted_projects: []\nplugins: [{name: p, path: p.wasm, secrets: {t: \"${secret:x}\"}}]\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, []byte(s.data))
@@ -60,13 +66,30 @@ func FuzzLoad(f *testing.F) {
 		}
 		name := fuzzFileNames[int(which)%len(fuzzFileNames)]
 		dir := work
+		opts := LoadOptions{GlobalDir: global, WorkDir: work, Environ: []string{"S=" + secret},
+			Secret: func(string) (string, error) { return secret, nil }}
 		if strings.HasPrefix(name, "config.") {
 			dir = global
+		}
+		if name == "local" {
+			p, _, err := ScopeFile(opts, ScopeLocal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, name = filepath.Dir(p), filepath.Base(p)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		opts := LoadOptions{GlobalDir: global, WorkDir: work, Environ: []string{"S=" + secret}}
+		// An env file beside every place an env_file may name.
+		for _, d := range []string{global, work} {
+			if err := os.WriteFile(filepath.Join(d, "e.env"), []byte("E="+secret+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 		check := func(err error) {
 			if err != nil && strings.Contains(err.Error(), secret) {
 				t.Fatalf("error leaks the secret: %v", err)
@@ -106,8 +129,11 @@ func FuzzLoad(f *testing.F) {
 		_, err = IsTrusted(opts, work)
 		check(err)
 		scope := ScopeProject
-		if dir == global {
+		switch {
+		case dir == global:
 			scope = ScopeGlobal
+		case dir != work:
+			scope = ScopeLocal
 		}
 		_, loadErr := LoadScope(opts, scope)
 		_, err = SetEnabled(opts, scope, "a", false)

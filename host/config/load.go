@@ -1,8 +1,6 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,12 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/knadh/koanf/maps"
-	kjson "github.com/knadh/koanf/parsers/json"
-	ktoml "github.com/knadh/koanf/parsers/toml/v2"
-	kyaml "github.com/knadh/koanf/parsers/yaml"
-	"github.com/knadh/koanf/v2"
 
 	"github.com/mcphost/mcphost/internal/safefile"
 )
@@ -33,99 +25,6 @@ const (
 
 var fileExts = []string{".yaml", ".yml", ".json", ".toml"}
 
-// LoadOptions says where the configuration comes from. The zero value loads
-// what the mcphost command would: the user's global file, the project files
-// in the current directory and the process environment.
-type LoadOptions struct {
-	// GlobalDir holds the global file config.{yaml,yml,json,toml} and the
-	// trust records. Default: os.UserConfigDir()/mcphost (on Linux
-	// $XDG_CONFIG_HOME/mcphost or ~/.config/mcphost). If that cannot be
-	// determined, Load reads no global file.
-	GlobalDir string
-	// WorkDir is the project directory searched for .mcphost.* and .mcp.json.
-	// Default: the current directory.
-	WorkDir string
-	// ConfigFile is a file given explicitly (--config FILE). It must exist;
-	// its format comes from its extension. Servers from it are trusted: the
-	// user named it.
-	ConfigFile string
-	// Environ is the environment as "KEY=value" strings, used for MCPHOST_*
-	// variables and ${VAR} expansion. Default (nil): os.Environ(). Tests and
-	// embedders pass their own so that loading does not depend on the process.
-	Environ []string
-	// Overrides is the highest layer, typically flag values, as koanf-style
-	// keys: {"names.scheme": "tool", "servers.github.enabled": false}. Nested
-	// maps are accepted too. Its servers get Source "flags".
-	Overrides map[string]any
-}
-
-// resolved is LoadOptions with defaults applied and paths made absolute, so
-// that Source, Files and trust records are stable whatever the cwd.
-type resolved struct {
-	globalDir  string // "" when unknown: no global layer
-	workDir    string
-	configFile string
-	env        map[string]string
-	overrides  map[string]any
-	// warnings collects what reading and merging ignored (Config.Warnings).
-	warnings []string
-}
-
-func (r *resolved) warn(format string, args ...any) {
-	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
-}
-
-func (o LoadOptions) resolve() (*resolved, error) {
-	r := &resolved{overrides: o.Overrides}
-	if o.GlobalDir != "" {
-		d, err := filepath.Abs(o.GlobalDir)
-		if err != nil {
-			return nil, fmt.Errorf("config: global dir: %w", err)
-		}
-		r.globalDir = d
-	} else if d, err := os.UserConfigDir(); err == nil {
-		r.globalDir = filepath.Join(d, "mcphost")
-	}
-	wd := o.WorkDir
-	if wd == "" {
-		d, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("config: work dir: %w", err)
-		}
-		wd = d
-	}
-	wd, err := filepath.Abs(wd)
-	if err != nil {
-		return nil, fmt.Errorf("config: work dir: %w", err)
-	}
-	r.workDir = wd
-	if o.ConfigFile != "" {
-		f, err := filepath.Abs(o.ConfigFile)
-		if err != nil {
-			return nil, fmt.Errorf("config: --config %s: %w", o.ConfigFile, err)
-		}
-		r.configFile = f
-	}
-	environ := o.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
-	r.env = make(map[string]string, len(environ))
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue
-		}
-		r.env[k] = v
-	}
-	return r, nil
-}
-
-func (r *resolved) lookup(name string) (string, bool) {
-	v, ok := r.env[name]
-	return v, ok
-}
-
 // layerKind orders the layers, lowest first.
 type layerKind int
 
@@ -133,6 +32,7 @@ const (
 	kindGlobal layerKind = iota
 	kindProject
 	kindMCPJSON
+	kindLocal // the user's servers for this directory: above the project's
 	kindExplicit
 	kindEnv
 	kindFlags
@@ -165,11 +65,15 @@ type layerEntry struct {
 }
 
 // Load reads every layer (global file, project .mcphost.*, project .mcp.json,
-// --config file, MCPHOST_* variables, Overrides; lowest first), merges the
-// servers by id and validates them. A problem that makes a whole file
-// unusable (it does not parse, two files of one layer, an unknown top-level
-// key, a bad names value) is returned as an error; a problem with one server
-// is put in that Server's Err so that the others still start.
+// the local file of the work directory, --config file, MCPHOST_* variables,
+// Overrides; lowest first), merges the servers by id and validates them. A
+// local entry that says what to run or where to connect (command, url or
+// transport) replaces what the lower layers say about its id; other
+// entries merge field by field, maps (env, headers) key by key. A problem
+// that makes a whole file unusable (it does not parse, two files of one
+// layer, an unknown top-level key, a bad names value) is returned as an
+// error; a problem with one server is put in that Server's Err so that the
+// others still start.
 func Load(opts LoadOptions) (*Config, error) {
 	r, err := opts.resolve()
 	if err != nil {
@@ -216,6 +120,7 @@ func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
 		add(l, nil)
 	}
 	errs = append(errs, perrs...)
+	add(readLocal(r))
 
 	if r.configFile != "" {
 		data, err := readConfigFile(r.configFile)
@@ -284,6 +189,31 @@ func readGlobal(r *resolved) (*layer, []error) {
 		return nil, []error{fmt.Errorf("config: %w", unwrapPathError(err, path))}
 	}
 	return parseLayer(kindGlobal, path, data, false)
+}
+
+// readLocal reads the local file of the work directory, if there is one.
+// Relative paths in it (cwd, env_file) are taken from the project
+// directory, where the user typed them, not from the file's directory.
+func readLocal(r *resolved) (*layer, []error) {
+	path, err := localFile(r)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if path == "" || sameFile(path, r.configFile) {
+		return nil, nil
+	}
+	data, err := readConfigFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{fmt.Errorf("config: %w", unwrapPathError(err, path))}
+	}
+	l, errs := parseLayer(kindLocal, path, data, false)
+	if l != nil {
+		l.dir = r.workDir
+	}
+	return l, errs
 }
 
 // projectFiles lists every file that makes up a project's configuration, in
@@ -411,104 +341,6 @@ func findLayerFile(dir, base string) (string, error) {
 	return "", twoFilesError(found)
 }
 
-// formatOf maps a file name to its parser format by extension.
-func formatOf(path string) (string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
-		return "yaml", nil
-	case ".json":
-		return "json", nil
-	case ".toml":
-		return "toml", nil
-	}
-	return "", fmt.Errorf("config: %s: unknown file format %q (use .yaml, .yml, .json or .toml)", path, filepath.Ext(path))
-}
-
-func parserFor(format string) koanf.Parser {
-	switch format {
-	case "json":
-		return kjson.Parser()
-	case "toml":
-		return ktoml.Parser()
-	}
-	return kyaml.Parser()
-}
-
-// parseFile parses data with koanf's parser for path's format. Errors name the
-// file and, where the parser knows it, the line. A file with only white space
-// is an empty configuration.
-func parseFile(path string, data []byte) (m map[string]any, err error) {
-	format, err := formatOf(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return map[string]any{}, nil
-	}
-	defer func() {
-		// The parsers are not ours; a panic on a hostile file must not take
-		// the host down.
-		if p := recover(); p != nil {
-			m, err = nil, fmt.Errorf("config: %s: cannot parse %s: %v", path, format, p)
-		}
-	}()
-	m, err = parserFor(format).Unmarshal(data)
-	if err != nil {
-		return nil, parseError(path, format, data, err)
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	maps.IntfaceKeysToStrings(m)
-	return toGeneric(m).(map[string]any), nil
-}
-
-func parseError(path, format string, data []byte, err error) error {
-	switch format {
-	case "json":
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
-			return fmt.Errorf("config: %s:%d:%d: %s", path, line, col, cleanJSONError(err))
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			line, col := lineCol(data, te.Offset)
-			return fmt.Errorf("config: %s:%d:%d: the file must hold a JSON object (%s)", path, line, col, cleanJSONError(err))
-		}
-	case "toml":
-		var pe interface{ Position() (int, int) }
-		if errors.As(err, &pe) {
-			line, col := pe.Position()
-			return fmt.Errorf("config: %s:%d:%d: %v", path, line, col, err)
-		}
-	}
-	// yaml.v3 puts "line N" into its own messages.
-	return fmt.Errorf("config: %s: %v", path, err)
-}
-
-func cleanJSONError(err error) string {
-	s := err.Error()
-	if !strings.HasPrefix(s, "json: ") {
-		s = "json: " + s
-	}
-	return s
-}
-
-// lineCol turns a byte offset into a 1-based line and column.
-func lineCol(data []byte, off int64) (int, int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
-}
-
 // parseLayer parses a file and normalises it into a layer.
 func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*layer, []error) {
 	m, err := parseFile(path, data)
@@ -557,7 +389,7 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			errs = append(errs, l.addPlugins(m[k])...)
 		case "trusted_projects":
 			if kind != kindGlobal {
-				errs = append(errs, fmt.Errorf("config: %s: trusted_projects is only read from the global config file (use \"mcphost trust\")", source))
+				errs = append(errs, fmt.Errorf("config: %s: trusted_projects is only read from the user (global) config file (use \"mcphost trust\")", source))
 				continue
 			}
 			recs, err := parseTrusted(source, m[k])
@@ -651,10 +483,10 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		if only != nil && !only(ms.id) {
 			continue
 		}
-		cfg.Servers = append(cfg.Servers, decodeServer(ms, layers, r.lookup, r.workDir, false))
+		cfg.Servers = append(cfg.Servers, decodeServer(ms, layers, lookups{r.lookup, r.lookupSecret}, r.workDir, false))
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
-	cfg.Plugins = buildPlugins(layers, r.lookup)
+	cfg.Plugins = buildPlugins(layers, lookups{r.lookup, r.lookupSecret})
 	cfg.Warnings = r.warnings
 	return cfg, nil
 }

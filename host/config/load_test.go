@@ -150,7 +150,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := &Server{
 		ID: "mem", Transport: TransportStdio, Command: "npx", Enabled: true,
 		StartupTimeout: 30 * time.Second, RequestTimeout: 60 * time.Second,
-		MaxMessageBytes: 16 << 20, Source: filepath.Join(e.global, "config.yaml"),
+		MaxMessageBytes: 16 << 20, Source: filepath.Join(e.global, "config.yaml"), Scope: ScopeUser,
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("got  %+v\nwant %+v", s, want)
@@ -204,6 +204,7 @@ names:
 		HealthInterval:  10 * time.Second,
 		Reconnect:       Reconnect{InitialDelay: 250 * time.Millisecond, MaxDelay: time.Minute, MaxAttempts: 5},
 		Source:          filepath.Join(e.global, "config.yaml"),
+		Scope:           ScopeUser,
 	}
 	if !reflect.DeepEqual(full, want) {
 		t.Fatalf("got  %+v\nwant %+v", full, want)

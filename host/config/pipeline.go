@@ -99,7 +99,7 @@ func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
 			list := globs(k, v)
 			if l.fromProject() {
 				if len(list) > 0 {
-					warn("config: %s: policy.confirm_except is ignored: a project file can ask for more confirmations, not fewer (set it in the global file)", l.source)
+					warn("config: %s: policy.confirm_except is ignored: a project file can ask for more confirmations, not fewer (set it in your user or local file)", l.source)
 				}
 				continue
 			}

@@ -158,7 +158,7 @@ var limitsFields = []string{"timeout_ms", "memory_mb", "max_output_bytes"}
 var (
 	sha256Pattern     = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 	secretNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
-	secretRefPattern  = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	secretRefPattern  = regexp.MustCompile(`^\$\{(?:([A-Za-z_][A-Za-z0-9_]*)|secret:([A-Za-z0-9_.-]{1,64}))\}$`)
 	hostGlobPattern   = regexp.MustCompile(`^[a-z0-9*?.\[\]-]+$`)
 )
 
@@ -227,12 +227,12 @@ func contains(list []string, s string) bool {
 
 // buildPlugins merges the layers' plugin lists (lowest layer first, each in
 // its order) and validates every entry.
-func buildPlugins(layers []*layer, lookup func(string) (string, bool)) []*Plugin {
+func buildPlugins(layers []*layer, lk lookups) []*Plugin {
 	var out []*Plugin
 	seen := map[string]*Plugin{}
 	for _, l := range layers {
 		for _, e := range l.plugins {
-			p := decodePlugin(e, lookup)
+			p := decodePluginWith(e, lk)
 			if p.Name != "" && ValidID(p.Name) {
 				if prev, dup := seen[p.Name]; dup {
 					where := "earlier in this file"
@@ -263,8 +263,15 @@ func appendErr(err, more error) error {
 	return joinErrors(append(errs, more))
 }
 
-// decodePlugin validates one entry. No message ever quotes a secret value.
+// decodePlugin validates one entry, resolving no ${secret:NAME} (they are
+// checked for syntax). No message ever quotes a secret value.
 func decodePlugin(e *pluginEntry, lookup func(string) (string, bool)) *Plugin {
+	return decodePluginWith(e, lookups{env: lookup, secret: func(string) (string, error) { return "value", nil }})
+}
+
+// decodePluginWith validates one entry, with lk for its references.
+func decodePluginWith(e *pluginEntry, lk lookups) *Plugin {
+	lookup := lk.env
 	l := e.layer
 	p := &Plugin{
 		Limits:    DefaultPluginLimits(),
@@ -377,7 +384,7 @@ func decodePlugin(e *pluginEntry, lookup func(string) (string, bool)) *Plugin {
 	}
 	decodeLimits(f["limits"], &p.Limits, fail)
 	if v, ok := f["secrets"]; ok && v != nil {
-		p.Secrets = decodeSecrets(v, !l.untrusted, lookup, fail)
+		p.Secrets = decodeSecrets(v, !l.untrusted, l.fromProject(), lk, fail)
 	}
 	if v, ok := f["allowed_hosts"]; ok && v != nil {
 		list, ok := listOf(v)
@@ -497,11 +504,14 @@ func decodeLimits(v any, lim *PluginLimits, fail func(field, format string, args
 }
 
 // decodeSecrets reads `secrets: {NAME: "${VAR}"}`. Each value must be exactly
-// one ${VAR} reference: secret values come from the environment, never from
-// a file that may be shared or committed, and the file shows which variable
-// each plugin can read. With resolve false (untrusted entries) the variables
-// are not read at all.
-func decodeSecrets(v any, resolve bool, lookup func(string) (string, bool), fail func(field, format string, args ...any)) Secrets {
+// one ${VAR} reference, or (outside project files) one ${secret:NAME}
+// reference to the OS keychain: secret values come from the environment or
+// the keychain, never from a file that may be shared or committed, and the
+// file shows which variable each plugin can read. With resolve false
+// (untrusted entries) nothing is read at all. A project file may not name a
+// keychain secret: a cloned repository's plugin could send it anywhere it
+// is allowed to.
+func decodeSecrets(v any, resolve, fromProject bool, lk lookups, fail func(field, format string, args ...any)) Secrets {
 	m, ok := v.(map[string]any)
 	if !ok {
 		fail("secrets", `must be a map of secret names to "${VAR}" references, like {token: "${GITHUB_TOKEN}"}`)
@@ -518,13 +528,36 @@ func decodeSecrets(v any, resolve bool, lookup func(string) (string, bool), fail
 		sub := secretRefPattern.FindStringSubmatch(strings.TrimSpace(ref))
 		if !ok || sub == nil {
 			// Never quote the value: it may be the secret itself.
-			fail(field, `must be a reference to an environment variable, like "${MY_TOKEN}": secret values are never written in config files`)
+			fail(field, `must be a reference to an environment variable, like "${MY_TOKEN}", or to the OS keychain, like "${secret:my-token}": secret values are never written in config files`)
+			continue
+		}
+		if keychain := sub[2]; keychain != "" {
+			if fromProject {
+				fail(field, "${secret:%s} is not allowed in a project file (a cloned repository's plugin could send your keychain secret anywhere it may reach); use ${VAR}, or add the plugin in your user or local file", keychain)
+				continue
+			}
+			if !resolve {
+				continue
+			}
+			if lk.secret == nil {
+				fail(field, "%v", &SecretError{Name: keychain, Err: errNoSecretStore})
+				continue
+			}
+			val, err := lk.secret(keychain)
+			switch {
+			case err != nil:
+				fail(field, "%v", &SecretError{Name: keychain, Err: err})
+			case val == "":
+				fail(field, "secret %q is empty", keychain)
+			default:
+				out[name] = val
+			}
 			continue
 		}
 		if !resolve {
 			continue
 		}
-		val, set := lookup(sub[1])
+		val, set := lk.env(sub[1])
 		switch {
 		case !set:
 			fail(field, "variable %q is not set", sub[1])

@@ -76,7 +76,9 @@ func redactURLText(raw string) string {
 
 // SecretValues lists the values that must never appear in output: every
 // server's URL password and query values, header values (and the token
-// after a scheme such as "Bearer "), env values, and the plugins' secrets.
+// after a scheme such as "Bearer "), env values (env_file's too), the values
+// of ${secret:NAME} references wherever they are used, and the plugins'
+// secrets.
 // Longest first, so that a scrubber replaces a value before any part of it.
 func (c *Config) SecretValues() []string {
 	seen := map[string]bool{}
@@ -118,6 +120,9 @@ func (c *Config) SecretValues() []string {
 			add(v)
 		}
 		for _, v := range s.Auth.Secrets() {
+			add(v)
+		}
+		for _, v := range s.refSecrets {
 			add(v)
 		}
 	}

@@ -213,7 +213,7 @@ func Trust(opts LoadOptions, dir string) error {
 		return err
 	}
 	if r.globalDir == "" {
-		return fmt.Errorf("config: no global config directory (set LoadOptions.GlobalDir or XDG_CONFIG_HOME)")
+		return fmt.Errorf("config: no user config directory (set LoadOptions.GlobalDir or XDG_CONFIG_HOME)")
 	}
 	dir, err = projectDir(r, dir)
 	if err != nil {

@@ -8,7 +8,9 @@ import (
 )
 
 // WatchedFiles lists every file Load reads with opts when it exists: the
-// global file in each format, the project files and the --config file.
+// global file in each format, the project files, the local file of the
+// work directory in each format and the --config file. (The env_file of a
+// server is not watched.)
 // A file that does not exist yet is listed too, so that creating it counts
 // as a change.
 func WatchedFiles(opts LoadOptions) ([]string, error) {
@@ -24,6 +26,12 @@ func WatchedFiles(opts LoadOptions) ([]string, error) {
 	}
 	for _, name := range projectFiles() {
 		out = append(out, filepath.Join(r.workDir, name))
+	}
+	if r.globalDir != "" {
+		dir, base := filepath.Join(r.globalDir, localDirName), localBase(r.workDir)
+		for _, ext := range fileExts {
+			out = append(out, filepath.Join(dir, base+ext))
+		}
 	}
 	if r.configFile != "" {
 		out = append(out, r.configFile)

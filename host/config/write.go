@@ -15,35 +15,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Scope names a place the CLI reads or writes servers (mcp add/remove/
-// enable/disable/list --scope).
-type Scope string
-
-const (
-	// ScopeEffective is the merged result of every layer (read only).
-	ScopeEffective Scope = "effective"
-	// ScopeProject is the project's .mcphost.{yaml,yml,json,toml} in WorkDir
-	// (.mcphost.yaml is created if none exists). .mcp.json is read but never
-	// written: it belongs to Claude Code.
-	ScopeProject Scope = "project"
-	// ScopeGlobal is <GlobalDir>/config.{yaml,yml,json,toml} (config.yaml is
-	// created if none exists).
-	ScopeGlobal Scope = "global"
-)
-
-// ParseScope parses a --scope value.
-func ParseScope(s string) (Scope, error) {
-	switch Scope(strings.ToLower(strings.TrimSpace(s))) {
-	case ScopeEffective:
-		return ScopeEffective, nil
-	case ScopeProject:
-		return ScopeProject, nil
-	case ScopeGlobal:
-		return ScopeGlobal, nil
-	}
-	return "", fmt.Errorf("config: unknown scope %q (use effective, project or global)", s)
-}
-
 // ServerEntry is a server entry as written in a file: durations stay strings
 // and unset fields are left out, so that what is written is what the user
 // typed. ID is the key of the entry, not a field.
@@ -53,6 +24,7 @@ type ServerEntry struct {
 	Command         string            `json:"command,omitempty" yaml:"command,omitempty" toml:"command,omitempty"`
 	Args            []string          `json:"args,omitempty" yaml:"args,omitempty" toml:"args,omitempty"`
 	Env             map[string]string `json:"env,omitempty" yaml:"env,omitempty" toml:"env,omitempty"`
+	EnvFile         string            `json:"env_file,omitempty" yaml:"env_file,omitempty" toml:"env_file,omitempty"` // KEY=VALUE lines; relative to the file's directory
 	Cwd             string            `json:"cwd,omitempty" yaml:"cwd,omitempty" toml:"cwd,omitempty"`
 	URL             string            `json:"url,omitempty" yaml:"url,omitempty" toml:"url,omitempty"`
 	Headers         map[string]string `json:"headers,omitempty" yaml:"headers,omitempty" toml:"headers,omitempty"`
@@ -131,6 +103,7 @@ func (e ServerEntry) pairs() []pair {
 	add("command", e.Command, e.Command != "")
 	add("args", e.Args, len(e.Args) > 0)
 	add("env", e.Env, len(e.Env) > 0)
+	add("env_file", e.EnvFile, e.EnvFile != "")
 	add("cwd", e.Cwd, e.Cwd != "")
 	add("url", e.URL, e.URL != "")
 	add("headers", e.Headers, len(e.Headers) > 0)
@@ -183,18 +156,21 @@ func (e ServerEntry) fields() map[string]any {
 // are checked for syntax only (the variables need not be set now), and a
 // url holding a reference is checked when it is loaded.
 func (e ServerEntry) Validate() error {
-	return e.validate("new entry")
+	return e.validate("new entry", kindExplicit, "")
 }
 
 // ErrServerExists is wrapped by AddServer's error when the id is already in
 // the file and replace was not asked for.
 var ErrServerExists = errors.New("server already exists")
 
-func (e ServerEntry) validate(source string) error {
-	l := &layer{kind: kindExplicit, source: source, servers: map[string]*layerEntry{}}
+// validate checks the entry as an entry of a file of kind at source, whose
+// relative paths are taken from dir: an entry for a project file may not
+// name a keychain secret or an env_file outside the project.
+func (e ServerEntry) validate(source string, kind layerKind, dir string) error {
+	l := &layer{kind: kind, source: source, dir: dir, servers: map[string]*layerEntry{}}
 	ms := &mergedServer{id: e.ID, fields: e.fields(), origins: map[string]int{}}
 	anyVar := func(string) (string, bool) { return "value", true }
-	return decodeServer(ms, []*layer{l}, anyVar, "", true).Err
+	return decodeServer(ms, []*layer{l}, lookups{env: anyVar}, "", true).Err
 }
 
 // ParseServerEntry reads one server entry from JSON, in mcphost's shape or
@@ -280,6 +256,7 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 	e.Command = str("command")
 	e.Args = list("args", f["args"])
 	e.Env = strMap("env")
+	e.EnvFile = str("env_file")
 	e.Cwd = str("cwd")
 	e.URL = str("url")
 	e.Headers = strMap("headers")
@@ -365,43 +342,6 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 	return e, nil
 }
 
-// scopeFile is the file a write to scope touches: the existing one, or the
-// YAML file to create.
-func scopeFile(r *resolved, scope Scope) (string, error) {
-	var dir, base string
-	switch scope {
-	case ScopeProject:
-		dir, base = r.workDir, projectBase
-	case ScopeGlobal:
-		if r.globalDir == "" {
-			return "", fmt.Errorf("config: no global config directory (set LoadOptions.GlobalDir or XDG_CONFIG_HOME)")
-		}
-		dir, base = r.globalDir, globalBase
-	default:
-		return "", fmt.Errorf("config: cannot write to scope %q (use project or global)", scope)
-	}
-	p, err := findLayerFile(dir, base)
-	if err != nil || p != "" {
-		return p, err
-	}
-	return filepath.Join(dir, base+".yaml"), nil
-}
-
-// ScopeFile returns the file that writes to scope (project or global) touch,
-// and whether it exists yet.
-func ScopeFile(opts LoadOptions, scope Scope) (string, bool, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", false, err
-	}
-	p, err := scopeFile(r, scope)
-	if err != nil {
-		return "", false, err
-	}
-	_, err = os.Stat(p)
-	return p, err == nil, nil
-}
-
 // AddServer writes entry into the scope's file. An entry with the same id is
 // an error unless replace is set, in which case it is replaced as a whole.
 // The entry is validated first; an invalid one is not written.
@@ -414,7 +354,11 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 	if err != nil {
 		return "", err
 	}
-	if err := entry.validate(path); err != nil {
+	dir := filepath.Dir(path)
+	if scope != ScopeUser {
+		dir = r.workDir
+	}
+	if err := entry.validate(path, scopeKind(scope), dir); err != nil {
 		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
 	}
 	exists := func() error {
@@ -423,6 +367,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 	err = editFile(path, fileEdit{
 		kind:    scopeKind(scope),
 		project: projectOf(r, scope),
+		header:  headerOf(r, scope),
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -467,8 +412,8 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 }
 
 // RemoveServer deletes the entry id from the scope's file; an id that is not
-// in that file is an error naming the file (and where the id is defined, if
-// elsewhere).
+// in that file (or a file that does not exist) is an error naming the file
+// and saying where the server comes from instead, if anywhere.
 func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 	r, err := opts.resolve()
 	if err != nil {
@@ -478,9 +423,9 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	notHere := func() error { return notInFile(opts, path, id) }
+	notHere := func() error { return notInScope(opts, r, scope, path, true, id) }
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return path, notHere()
+		return path, notInScope(opts, r, scope, path, false, id)
 	}
 	err = editFile(path, fileEdit{
 		kind:    scopeKind(scope),
@@ -511,22 +456,36 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 	return path, err
 }
 
-func notInFile(opts LoadOptions, path, id string) error {
-	msg := fmt.Sprintf("config: %s: no server %q in this file", path, id)
-	if cfg, err := Load(opts); err == nil {
-		for _, s := range cfg.Servers {
-			if s.ID == id && s.Source != path {
-				msg += fmt.Sprintf(" (it is defined in %s)", s.Source)
-			}
-		}
+// RemoveServerAnyScope removes the entry id from the one scope whose file
+// has it (see ServerScopes) and returns that file and scope. When no
+// scope's file has it, the error says where the server comes from; when
+// several do, it wraps ErrSeveralScopes and names them, and nothing is
+// removed.
+func RemoveServerAnyScope(opts LoadOptions, id string) (string, Scope, error) {
+	scopes, files, err := ServerScopes(opts, id)
+	if err != nil {
+		return "", "", err
 	}
-	return errors.New(msg)
+	switch len(scopes) {
+	case 0:
+		return "", "", fmt.Errorf("config: no local, project or user file defines server %q; %s", id, whereFrom(opts, id, ""))
+	case 1:
+		path, err := RemoveServer(opts, scopes[0], id)
+		return path, scopes[0], err
+	}
+	where := make([]string, len(scopes))
+	for i, s := range scopes {
+		where[i] = fmt.Sprintf("%s (%s)", s, files[i])
+	}
+	return "", "", fmt.Errorf("config: server %q is %w: %s; choose the scope to remove it from", id, ErrSeveralScopes, strings.Join(where, ", "))
 }
 
 // SetEnabled sets enabled on the entry id in the scope's file. If the file
-// has no such entry but another layer defines the server, the project scope
-// gets an override entry holding only "enabled": that is how a project
-// switches off a global server without copying it.
+// has no such entry but another layer defines the server, the local or
+// project scope gets an override entry holding only "enabled": that is how
+// a user switches off, in one directory, a server defined elsewhere,
+// without copying it. The user scope takes no such override: it would show
+// up, incomplete, in every other project.
 func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string, error) {
 	r, err := opts.resolve()
 	if err != nil {
@@ -551,16 +510,17 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 		if src == "" {
 			return "", fmt.Errorf("config: no server %q is configured (not in %s nor any other layer)", id, path)
 		}
-		if scope == ScopeGlobal {
-			// An override in the global file would show up, incomplete, in
+		if scope == ScopeUser {
+			// An override in the user file would show up, incomplete, in
 			// every other project.
-			return "", fmt.Errorf("config: %s: server %q is defined in %s, not in the global file; use the project scope to override it", path, id, src)
+			return "", fmt.Errorf("config: %s: server %q is defined in %s, not in the user file; use the local scope (only you, here) or the project scope to override it", path, id, src)
 		}
 		return src, nil
 	}
 	err = editFile(path, fileEdit{
 		kind:    scopeKind(scope),
 		project: projectOf(r, scope),
+		header:  headerOf(r, scope),
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -616,70 +576,6 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 		},
 	})
 	return path, err
-}
-
-// LoadScope loads the servers of one scope, for `mcp list --scope`:
-// effective is Load; global is the global file alone; project lists the
-// servers the project files (.mcphost.*, .mcp.json) define, merged over the
-// global file so that an override entry (enabled: false) shows the server it
-// overrides. Environment variables and Overrides are not applied to global
-// and project listings; ${VAR} references are expanded as by Load. Files
-// lists the scope's own files, and Plugins holds only the plugins they
-// define.
-func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
-	if scope == ScopeEffective {
-		return Load(opts)
-	}
-	r, err := opts.resolve()
-	if err != nil {
-		return nil, err
-	}
-	if scope != ScopeProject && scope != ScopeGlobal {
-		return nil, fmt.Errorf("config: unknown scope %q (use effective, project or global)", scope)
-	}
-	r.configFile = ""
-	layers, _, err := readLayers(r, false)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		keep  []*layer
-		files []string
-		ids   = map[string]bool{}
-	)
-	for _, l := range layers {
-		switch {
-		case l.kind == kindGlobal:
-			keep = append(keep, l)
-			if scope == ScopeGlobal {
-				files = append(files, l.source)
-				for id := range l.servers {
-					ids[id] = true
-				}
-			}
-		case scope == ScopeProject && (l.kind == kindProject || l.kind == kindMCPJSON):
-			keep = append(keep, l)
-			files = append(files, l.source)
-			for id := range l.servers {
-				ids[id] = true
-			}
-		}
-	}
-	cfg, err := build(r, keep, files, func(id string) bool { return ids[id] })
-	if err != nil {
-		return nil, err
-	}
-	// The project listing merges over the global file for servers, but its
-	// plugins are only its own.
-	cfg.Plugins = pluginsFrom(cfg.Plugins, files)
-	return cfg, nil
-}
-
-func scopeKind(s Scope) layerKind {
-	if s == ScopeGlobal {
-		return kindGlobal
-	}
-	return kindProject
 }
 
 // yamlNode is spelled out for trust.go, which needs no yaml import otherwise.

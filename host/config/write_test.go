@@ -23,13 +23,17 @@ func readString(t *testing.T, p string) string {
 }
 
 func TestParseScope(t *testing.T) {
-	for in, want := range map[string]Scope{"project": ScopeProject, "Global": ScopeGlobal, " effective ": ScopeEffective} {
+	for in, want := range map[string]Scope{
+		"project": ScopeProject, "Global": ScopeUser, "global": ScopeGlobal, "user": ScopeUser,
+		" effective ": ScopeEffective, "local": ScopeLocal, "LOCAL": ScopeLocal,
+	} {
 		if got, err := ParseScope(in); err != nil || got != want {
 			t.Errorf("ParseScope(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseScope("local"); err == nil {
-		t.Error("want an error")
+	for _, in := range []string{"", "shared", "projects"} {
+		_, err := ParseScope(in)
+		wantErrContains(t, err, "unknown scope", "local, project or user")
 	}
 }
 
@@ -279,13 +283,30 @@ func TestRemoveServer(t *testing.T) {
 	_, err := RemoveServer(e.opts(), ScopeProject, "memory")
 	wantErrContains(t, err, p, `no server "memory"`)
 	_, err = RemoveServer(e.opts(), ScopeProject, "g")
-	wantErrContains(t, err, p, `no server "g"`, "defined in "+g)
+	wantErrContains(t, err, p, `no server "g"`, "comes from "+g, "mcphost mcp disable g", "user scope")
 	_, err = RemoveServer(e.opts(), ScopeGlobal, "github")
-	wantErrContains(t, err, g, `no server "github"`)
+	wantErrContains(t, err, g, `no server "github"`, "comes from "+p)
 	// A scope without a file.
 	e2 := newEnv(t)
 	_, err = RemoveServer(e2.opts(), ScopeGlobal, "x")
-	wantErrContains(t, err, filepath.Join(e2.global, "config.yaml"), `no server "x"`)
+	wantErrContains(t, err, filepath.Join(e2.global, "config.yaml"), "does not exist", "nothing to remove", `no server "x" is configured`)
+}
+
+// Without a project file, removing from the project scope says so, and
+// where the server comes from instead.
+func TestRemoveServerNoProjectFile(t *testing.T) {
+	e := newEnv(t)
+	g := e.writeGlobal("config.yaml", "servers:\n  g: {command: x}\n")
+	_, err := RemoveServer(e.opts(), ScopeProject, "g")
+	wantErrContains(t, err, "no .mcphost.* in "+e.work, "nothing to remove", `server "g" comes from `+g, "mcp disable g", "user scope")
+	if _, err := os.Stat(filepath.Join(e.work, ".mcphost.yaml")); err == nil {
+		t.Error("a failed remove created the project file")
+	}
+	e.writeProject(".mcp.json", `{"mcpServers": {"cc": {"command": "y"}}}`)
+	_, err = RemoveServer(e.opts(), ScopeProject, "cc")
+	wantErrContains(t, err, "nothing to remove", "Claude Code's file", "mcp disable cc")
+	_, err = RemoveServer(e.opts(), ScopeLocal, "g")
+	wantErrContains(t, err, "no local servers for "+e.work, "nothing to remove", "comes from "+g)
 }
 
 func TestSetEnabled(t *testing.T) {
