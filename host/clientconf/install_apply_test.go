@@ -1,0 +1,242 @@
+package clientconf
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// testInstallEnv is a home and a project directory of their own.
+func testInstallEnv(t *testing.T, goos string) Env {
+	t.Helper()
+	return Env{GOOS: goos, Home: t.TempDir(), WorkDir: t.TempDir()}
+}
+
+func TestInstallLocation(t *testing.T) {
+	env := testInstallEnv(t, "linux")
+	for _, tc := range []struct {
+		kind  Kind
+		scope Scope
+		want  string // relative to the home (user) or the project
+	}{
+		{ClaudeDesktop, ScopeUser, ".config/Claude/claude_desktop_config.json"},
+		{ClaudeCode, ScopeUser, ".claude.json"},
+		{ClaudeCode, ScopeProject, ".mcp.json"},
+		{Cursor, ScopeUser, ".cursor/mcp.json"},
+		{Cursor, ScopeProject, ".cursor/mcp.json"},
+		{Windsurf, ScopeUser, ".codeium/windsurf/mcp_config.json"},
+		{VSCode, ScopeUser, ".config/Code/User/mcp.json"},
+		{VSCode, ScopeProject, ".vscode/mcp.json"},
+		{Codex, ScopeUser, ".codex/config.toml"},
+		{Gemini, ScopeUser, ".gemini/settings.json"},
+		{Gemini, ScopeProject, ".gemini/settings.json"},
+		{Zed, ScopeUser, ".config/zed/settings.json"},
+		{Zed, ScopeProject, ".zed/settings.json"},
+	} {
+		loc, err := InstallLocation(tc.kind, env, tc.scope)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.kind, tc.scope, err)
+		}
+		base := env.Home
+		if tc.scope == ScopeProject {
+			base = env.WorkDir
+		}
+		if want := filepath.Join(base, filepath.FromSlash(tc.want)); loc.Path != want {
+			t.Errorf("%s %s: %s, want %s", tc.kind, tc.scope, loc.Path, want)
+		}
+	}
+	for _, kind := range []Kind{ClaudeDesktop, Windsurf, Codex} {
+		_, err := InstallLocation(kind, env, ScopeProject)
+		if err == nil || !strings.Contains(err.Error(), "--scope user") {
+			t.Errorf("%s project: want a hint to use --scope user, got %v", kind, err)
+		}
+	}
+	if _, err := InstallLocation(Cursor, Env{}, ScopeUser); err == nil || !strings.Contains(err.Error(), "HOME") {
+		t.Errorf("no home: %v", err)
+	}
+}
+
+// TestApplyCreates: a missing file (and directory) is created private,
+// with no backup; the whole plan goes through the user's home of Env.
+func TestApplyCreates(t *testing.T) {
+	env := testInstallEnv(t, "linux")
+	c, err := PlanInstall(ClaudeDesktop, env, InstallOptions{Command: testCommand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Created || c.Action != ActionAdd {
+		t.Fatalf("created %v action %v", c.Created, c.Action)
+	}
+	want := filepath.Join(env.Home, ".config", "Claude", "claude_desktop_config.json")
+	if c.Path != want {
+		t.Fatalf("path %s, want %s", c.Path, want)
+	}
+	if backup := apply(t, c); backup != "" {
+		t.Fatalf("a new file got a backup: %s", backup)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, _ := os.Stat(want); fi.Mode().Perm() != 0o600 {
+			t.Errorf("new file mode %v, want 0600", fi.Mode().Perm())
+		}
+		if fi, _ := os.Stat(filepath.Dir(want)); fi.Mode().Perm() != 0o700 {
+			t.Errorf("new directory mode %v, want 0700", fi.Mode().Perm())
+		}
+	}
+	if c := installAt(t, ClaudeDesktop, want); c.Action != ActionNone {
+		t.Fatalf("second install: %v", c.Action)
+	}
+}
+
+// TestApplyKeepsModeAndBackup: the file keeps its mode; the backup holds
+// the original, is private, and a second backup does not replace it.
+func TestApplyKeepsModeAndBackup(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes")
+	}
+	orig := []byte(`{"mcpServers": {"a": {"command": "x", "env": {"T": "secret"}}}}`)
+	path := putFile(t, "mcp.json", orig)
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	b1 := apply(t, installAt(t, Cursor, path))
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 kept", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(b1); fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup mode %v, want 0600", fi.Mode().Perm())
+	}
+	if filepath.Dir(b1) != filepath.Dir(path) || !strings.HasPrefix(filepath.Base(b1), "mcp.json.mcphost-backup-") {
+		t.Errorf("backup %s not beside %s", b1, path)
+	}
+	installed := readBytes(t, path)
+	b2 := apply(t, uninstallAt(t, Cursor, path))
+	if b2 == b1 {
+		t.Fatalf("the second backup replaced the first: %s", b1)
+	}
+	if string(readBytes(t, b1)) != string(orig) || string(readBytes(t, b2)) != string(installed) {
+		t.Fatal("backups do not hold the file as it was before each change")
+	}
+}
+
+// TestApplyFollowsSymlink: a symlinked file (dotfiles) is written at its
+// target and the link stays; a dangling link is refused.
+func TestApplyFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("{\n  // mine\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "settings.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	apply(t, installAt(t, Gemini, link))
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	if !strings.Contains(string(readBytes(t, target)), testCommand) || !strings.Contains(string(readBytes(t, target)), "// mine") {
+		t.Fatalf("target not edited in place:\n%s", readBytes(t, target))
+	}
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink(filepath.Join(dir, "nowhere", "x.json"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PlanInstall(Gemini, Env{}, InstallOptions{File: dangling, Command: testCommand}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("dangling link: %v", err)
+	}
+}
+
+// TestApplyRefusesChangedFile: a client that wrote its file between the
+// plan and the write keeps its edit.
+func TestApplyRefusesChangedFile(t *testing.T) {
+	path := putFile(t, "mcp.json", []byte(`{"mcpServers": {}}`))
+	c := installAt(t, Cursor, path)
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"new": {"command": "x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Apply(); !errors.Is(err, ErrChanged) {
+		t.Fatalf("want ErrChanged, got %v", err)
+	}
+	if got := string(readBytes(t, path)); !strings.Contains(got, `"new"`) || strings.Contains(got, "mcphost") {
+		t.Fatalf("the client's edit was lost: %s", got)
+	}
+	matches, _ := filepath.Glob(path + ".mcphost-backup-*")
+	if len(matches) != 0 {
+		t.Fatalf("backups left: %v", matches)
+	}
+}
+
+func TestInstallStates(t *testing.T) {
+	env := testInstallEnv(t, "linux")
+	o := InstallOptions{Command: testCommand}
+	c, err := PlanInstall(Cursor, env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, c)
+	gem := filepath.Join(env.Home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(gem), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gem, []byte(`{"mcpServers": {"mcphost": {"command": "/old/mcphost", "args": ["serve"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zed := filepath.Join(env.Home, ".config", "zed", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(zed), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(zed, []byte(`{"context_servers": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(env.WorkDir, ".mcp.json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]InstallState{}
+	for _, st := range InstallStates(env, o) {
+		got[string(st.Kind)+" "+string(st.Scope)] = st
+	}
+	for key, want := range map[string]string{
+		"cursor user":         "installed",
+		"cursor project":      "no file",
+		"gemini user":         "different",
+		"zed user":            "error",
+		"claude-code project": "not installed",
+		"codex user":          "no file",
+	} {
+		if got[key].State != want {
+			t.Errorf("%s: %q, want %q (%v)", key, got[key].State, want, got[key].Err)
+		}
+	}
+	if got["gemini user"].Command != "/old/mcphost" {
+		t.Errorf("gemini: command %q", got["gemini user"].Command)
+	}
+	if _, ok := got["codex project"]; ok {
+		t.Error("codex has no project file, yet it is listed")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	path := putFile(t, "config.toml", nil)
+	c := installAt(t, Codex, path)
+	want := "+ [mcp_servers.mcphost]\n+ command = \"/opt/mcphost/bin/mcphost\"\n+ args = [\"serve\"]\n"
+	if c.Diff() != want || c.Summary() != `add "mcphost" to mcp_servers` {
+		t.Fatalf("diff:\n%s\nsummary %q", c.Diff(), c.Summary())
+	}
+	path = putFile(t, "mcp.json", []byte(`{"servers": {"mcphost": {"command": "mcphost", "args": ["serve", "--token", "tok-123", "--api-key=k-456"], "env": {"A": "v-789"}, "headers": {"H": ["x-1"]}}}}`))
+	u := uninstallAt(t, VSCode, path)
+	d := u.Diff()
+	for _, secret := range []string{"tok-123", "k-456", "v-789", "x-1"} {
+		if strings.Contains(d, secret) {
+			t.Errorf("diff shows %s:\n%s", secret, d)
+		}
+	}
+	if !strings.Contains(d, "- \"mcphost\": {") || !strings.Contains(d, `"--api-key=****"`) || strings.Contains(d, "+ ") {
+		t.Errorf("diff:\n%s", d)
+	}
+}
