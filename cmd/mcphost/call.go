@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os/user"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +19,9 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/argcheck"
 	"github.com/mcphost/mcphost/internal/safefile"
+	"github.com/mcphost/mcphost/internal/suggest"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -27,79 +31,92 @@ func (a *app) callCommand() *cobra.Command {
 		argsFlag string
 		timeout  time.Duration
 		asJSON   bool
+		noCheck  bool
+		server   adhocFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "call NAME",
+		Use:   "call NAME [KEY=VALUE...] [-- CMD ARGS...]",
 		Short: "Call a tool by its public name (or server:tool)",
 		Long: `Call a tool by its public name (see "mcphost tools") or as server:tool.
 
-Arguments are a JSON object: --args '{"text":"hi"}', --args @file.json, or
---args - to read them from standard input. The text content of the result is
-printed; other content is summarised (use --json for the whole result).
-Progress notifications are shown on standard error when it is a terminal.
+Arguments are KEY=VALUE words after the name, a JSON object with --args, or
+both (KEY=VALUE then sets or replaces that key of --args). A KEY=VALUE is
+typed by the tool's input schema: a number for "number" and "integer",
+true/false for "boolean", null for "null", JSON for "object" and "array",
+text otherwise; KEY:=JSON takes JSON as it is (a=1 is the number 1 when a
+is a number, a:='"1"' the text "1"). --args takes '{"text":"hi"}',
+@file.json, or - to read standard input.
+
+The arguments are checked against the tool's input schema before they are
+sent: a missing required argument, a value of the wrong type, an unknown
+argument (when the schema allows no others) or a value outside an enum or
+a bound is reported at once, by name. --no-check sends them as they are.
+
+The text content of the result is printed; other content is summarised (use
+--json for the whole result). Progress notifications are shown on standard
+error when it is a terminal.
+` + adhocHelp + `
 
 Exit status: 0 success, 1 the tool reported an error, the call failed or
 the name is unknown while a server did not start, 2 usage or configuration
-error (bad --args, unknown tool).`,
-		Example: `  mcphost call mcp__everything__echo --args '{"message":"hi"}'
-  mcphost call everything:echo --args @args.json
+error (bad arguments, unknown tool).`,
+		Example: `  mcphost call mcp__everything__add a=1 b=2
+  mcphost call everything:echo message="hello world"
+  mcphost call github:search_issues q=mcp --timeout 2m --json
+  mcphost call mcp__everything__echo --args '{"message":"hi"}'
   echo '{"message":"hi"}' | mcphost call everything:echo --args -
-  mcphost call github:search_issues --args '{"q":"mcp"}' --timeout 2m --json`,
-		Args: cobra.ExactArgs(1),
+  mcphost call add a=1 b=2 -- npx -y @modelcontextprotocol/server-everything
+  mcphost call --url http://127.0.0.1:3001/mcp -H "Authorization: Bearer $TOKEN" echo message=hi`,
+		Args: callArgs,
 		RunE: func(cmd *cobra.Command, posArgs []string) error {
-			args, err := readArgs(cmd.Context(), argsFlag, a.stdin)
+			own := server.take(cmd, posArgs)
+			name, items := own[0], own[1:]
+			base, err := readArgs(cmd.Context(), argsFlag, a.stdin)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &exitError{code: exitInterrupted, err: err}
 				}
 				return &exitError{code: exitUsage, err: err}
 			}
-			name := posArgs[0]
-			h, err := a.startHostFor(cmd.Context(), name)
-			if err != nil {
-				return err
+			// KEY=VALUE mistakes that need no schema are reported before
+			// any server starts.
+			if _, err := argcheck.Assign(nil, items, nil); err != nil {
+				return usageError("%v", err)
 			}
-			defer a.closeHost(h)
-			if _, ok := h.Resolve(name); !ok {
-				a.warnUnavailable(h)
-				// The tool may be one of a server that did not start: that
-				// is a failure (exit 1), not a usage error.
-				if failed := failedServers(h.Status()); failed != nil {
-					return &exitError{code: exitFailure, err: fmt.Errorf("no tool %q while %v (see the warnings above)", name, failed)}
+			ctx := withStartProgress(cmd.Context(), !asJSON)
+			var (
+				h    *host.Host
+				tool host.Tool
+				ok   bool
+			)
+			if server.set() {
+				var id string
+				if h, id, err = a.startAdhoc(ctx, &server); err != nil {
+					return err
 				}
-				return usageError("no tool %q: use a public name or server:tool from \"mcphost tools\"", name)
-			}
-			opts := []host.CallOption{host.WithCaller(cliCaller())}
-			if timeout > 0 {
-				opts = append(opts, host.WithTimeout(timeout))
-			}
-			// Progress redraws one line with \r and an escape sequence:
-			// only on a terminal, never into a file or a pipe.
-			showProgress := a.isTerminal(a.stderr)
-			callDone := false // under termMu: late progress must not redraw
-			if showProgress {
-				opts = append(opts, host.WithProgress(func(p host.Progress) {
-					a.termMu.Lock()
-					defer a.termMu.Unlock()
-					if !callDone {
-						// Own terminal control, raw; the line itself is
-						// server text, escaped by progressLine.
-						fmt.Fprintf(termtext.RawOf(a.stderr), "\r\033[K%s", progressLine(p))
-					}
-				}))
-			}
-			res, err := h.CallTool(cmd.Context(), name, args, opts...)
-			if showProgress {
-				a.termMu.Lock()
-				callDone = true
-				fmt.Fprint(termtext.RawOf(a.stderr), "\r\033[K")
-				a.termMu.Unlock()
-			}
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					// Ctrl-C: the cause is the interruption, said plainly.
-					return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted while calling %s", termtext.Line(name))}
+				defer a.closeHost(h)
+				tool, ok = resolveAdhoc(h, id, name)
+			} else {
+				if h, err = a.startHostFor(ctx, name); err != nil {
+					return err
 				}
+				defer a.closeHost(h)
+				tool, ok = h.Resolve(name)
+			}
+			if !ok {
+				return a.unknownTool(h, name)
+			}
+			args, err := argcheck.Assign(base, items, tool.InputSchema)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if !noCheck {
+				if err := checkArgs(tool, name, args); err != nil {
+					return err
+				}
+			}
+			res, err := a.callWithProgress(cmd.Context(), h, tool.Name, name, args, timeout)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -110,15 +127,113 @@ error (bad --args, unknown tool).`,
 				printResult(a.stdout, res)
 			}
 			if res.IsError {
-				return &exitError{code: exitFailure, err: fmt.Errorf("tool %s reported an error (its message is on standard output)", name)}
+				return &exitError{code: exitFailure, err: fmt.Errorf("tool %s reported an error (its message is on standard output)", termtext.Line(name))}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&argsFlag, "args", "", "arguments as a JSON object, @FILE, or - for stdin")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "deadline for this call (default: the server's request_timeout)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	f := cmd.Flags()
+	f.StringVar(&argsFlag, "args", "", "arguments as a JSON object, @FILE, or - for stdin")
+	f.DurationVar(&timeout, "timeout", 0, "deadline for this call (default: the server's request_timeout)")
+	f.BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	f.BoolVar(&noCheck, "no-check", false, "send the arguments without checking them against the tool's input schema")
+	server.register(f)
 	return cmd
+}
+
+// callArgs accepts the tool's name and KEY=VALUE words, before any "--".
+// An argument is named by position, not shown: it may hold a secret.
+func callArgs(cmd *cobra.Command, args []string) error {
+	own := beforeDash(cmd, args)
+	if len(own) == 0 {
+		return fmt.Errorf("accepts 1 arg(s), received 0: give the tool's name (see \"mcphost tools\"), then KEY=VALUE arguments")
+	}
+	for i, arg := range own[1:] {
+		if !strings.Contains(arg, "=") {
+			return fmt.Errorf("accepts 1 arg(s) (the tool's name), then KEY=VALUE arguments: argument %d has no \"=\"", i+1)
+		}
+	}
+	return nil
+}
+
+// checkArgs checks args against the tool's input schema: a usage error
+// listing each problem, or nil.
+func checkArgs(tool host.Tool, name string, args map[string]any) error {
+	err := argcheck.Check(tool.InputSchema, args)
+	e, ok := argcheck.AsError(err)
+	if !ok {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the arguments of %s do not fit its input schema:", termtext.Line(name))
+	for _, p := range e.Problems {
+		b.WriteString("\n  " + termtext.Line(p))
+	}
+	fmt.Fprintf(&b, "\nsee \"mcphost tools show %s\" for what it takes, or pass --no-check to send them as they are", termtext.Line(tool.Name))
+	return usageError("%s", b.String())
+}
+
+// callWithProgress calls the tool (public name), drawing its progress
+// notifications on standard error when that is a terminal. typed is the
+// name as the person wrote it, for messages.
+func (a *app) callWithProgress(ctx context.Context, h *host.Host, name, typed string, args map[string]any, timeout time.Duration) (*mcp.CallToolResult, error) {
+	opts := []host.CallOption{host.WithCaller(cliCaller())}
+	if timeout > 0 {
+		opts = append(opts, host.WithTimeout(timeout))
+	}
+	// Progress redraws one line with \r and an escape sequence: only on a
+	// terminal, never into a file or a pipe.
+	showProgress := a.isTerminal(a.stderr)
+	callDone := false // under termMu: late progress must not redraw
+	if showProgress {
+		opts = append(opts, host.WithProgress(func(p host.Progress) {
+			a.termMu.Lock()
+			defer a.termMu.Unlock()
+			if !callDone {
+				// Own terminal control, raw; the line itself is server
+				// text, escaped by progressLine.
+				fmt.Fprintf(termtext.RawOf(a.stderr), "\r\033[K%s", progressLine(p))
+			}
+		}))
+	}
+	res, err := h.CallTool(ctx, name, args, opts...)
+	if showProgress {
+		a.termMu.Lock()
+		callDone = true
+		fmt.Fprint(termtext.RawOf(a.stderr), "\r\033[K")
+		a.termMu.Unlock()
+	}
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C: the cause is the interruption, said plainly.
+		return nil, &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted while calling %s", termtext.Line(typed))}
+	}
+	return res, err
+}
+
+// unknownTool is the error for a name that resolves to no tool of h: the
+// server it names does not exist, or the names that come close. When a
+// server did not start, the tool may be one of its: a failure (exit 1),
+// not a usage error.
+func (a *app) unknownTool(h *host.Host, name string) error {
+	if srv, ok := suggest.ServerOf(name); ok {
+		for _, st := range h.Status() {
+			if st.ID == srv && (st.State == host.StateDisabled || st.State == host.StateUntrusted) {
+				// Its tools are not listed: say why, not "unknown".
+				return usageError("tool %s: %v", termtext.Line(strconv.Quote(name)), serverReady(h, srv))
+			}
+		}
+	}
+	a.warnUnavailable(h)
+	tools := h.Tools()
+	listed := make([]suggest.Tool, len(tools))
+	for i, t := range tools {
+		listed[i] = suggest.Tool{Public: t.Name, Display: t.Display, Server: t.Server, Tool: t.Tool}
+	}
+	msg := termtext.Line(suggest.UnknownTool(name, listed, h.ServerIDs()))
+	if failed := failedServers(h.Status()); failed != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s, while %v (see the warnings above)", msg, failed)}
+	}
+	return usageError("%s (see \"mcphost tools\")", msg)
 }
 
 // progressLine is one line of progress: server, percentage or count, message.
@@ -136,7 +251,9 @@ func progressLine(p host.Progress) string {
 // startHostFor starts what a call of the tool name needs: the one server
 // the name belongs to when that is known without listing, else every
 // server. "server:tool" names its server, and so does "mcp__server__tool"
-// under the default naming scheme (server ids cannot contain "__").
+// under the default naming scheme (server ids cannot contain "__"). A
+// name that surely names no configured server is refused before any
+// server starts.
 func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
@@ -151,10 +268,41 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	for _, s := range cfg.Servers {
 		if s.ID == srv {
 			cfg.Servers = []*config.Server{s}
-			break
+			return a.startHostWith(ctx, cfg)
 		}
 	}
+	// Options of the embedding (tests) may bring in-process servers that
+	// the configuration does not list: then only the listing can tell.
+	if srv != "" && len(a.hostOptions) == 0 && namesItsServer(cfg, name, srv) {
+		ids := make([]string, len(cfg.Servers))
+		for i, s := range cfg.Servers {
+			ids[i] = s.ID
+		}
+		return nil, usageError("tool %s: %s (see \"mcphost mcp list\")", termtext.Line(strconv.Quote(name)), termtext.Line(suggest.UnknownServer(srv, ids)))
+	}
 	return a.startHostWith(ctx, cfg)
+}
+
+// namesItsServer reports whether name surely names server srv, so that a
+// srv that is not configured means an unknown server without listing any
+// tools: "srv:tool" always does; "mcp__srv__tool" does unless it could be
+// the start of a long id (a name shortened to the length limit) or a
+// plugin may give tools names of its own (map_names).
+func namesItsServer(cfg *config.Config, name, srv string) bool {
+	if strings.Contains(name, ":") {
+		return true
+	}
+	for _, s := range cfg.Servers {
+		if strings.HasPrefix(s.ID, srv) {
+			return false
+		}
+	}
+	for _, p := range cfg.Plugins {
+		if !p.Untrusted && (len(p.Hooks) == 0 || slices.Contains(p.Hooks, abi.HookMapNames)) {
+			return false
+		}
+	}
+	return true
 }
 
 // readStdin reads stdin whole (at most maxArgsBytes) unless ctx ends first.

@@ -169,10 +169,11 @@ func TestCall(t *testing.T) {
 	wantContains(t, "stdout", r.stdout, `"sum":3`)
 
 	// The tool reports an error (isError): exit 1, its message on stdout.
-	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`)
+	// (--no-check: mcphost's own check would refuse the number first.)
+	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`, "--no-check")
 	wantContains(t, "stdout", r.stdout, "text")
 	wantContains(t, "stderr", r.stderr, "ts:echo", "reported an error")
-	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`, "--json")
+	r = call(exitFailure, "ts:echo", "--args", `{"text":5}`, "--json", "--no-check")
 	if res := decodeJSON[map[string]any](t, r); res["isError"] != true {
 		t.Errorf("--json of a failed call: %v", res)
 	}
@@ -202,7 +203,7 @@ func TestCall(t *testing.T) {
 	r = call(exitUsage, "ts:nope")
 	wantContains(t, "stderr", r.stderr, `"ts:nope"`, "mcphost tools")
 	r = call(exitUsage, "mcp__other__echo")
-	wantContains(t, "stderr", r.stderr, "mcp__other__echo")
+	wantContains(t, "stderr", r.stderr, "mcp__other__echo", "unknown server other")
 
 	// A deadline names the server, the tool and the timeout.
 	r = call(exitFailure, "ts:slow", "--args", `{"ms":60000}`, "--timeout", "100ms")
@@ -321,4 +322,99 @@ func TestResourcesAndPromptsDemoServer(t *testing.T) {
 
 	r = e.must(exitOK, "call", "demo:echo", "--args", `{"text":"in process"}`)
 	wantContains(t, "stdout", r.stdout, "in process")
+}
+
+// key=value arguments are typed by the input schema, mix with --args, and
+// are checked before anything is sent.
+func TestCallKeyValueArguments(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t)})
+	call := func(code int, args ...string) result {
+		t.Helper()
+		return e.must(code, append([]string{"--config", cfg, "call"}, args...)...)
+	}
+	sum := func(r result) any {
+		t.Helper()
+		return decodeJSON[map[string]any](t, r)["structuredContent"].(map[string]any)["sum"]
+	}
+	if got := sum(call(exitOK, "ts:add", "a=2", "b=40", "--json")); got != 42.0 {
+		t.Errorf("a=2 b=40: sum %v", got)
+	}
+	// key=value replaces the key of --args; := is JSON.
+	if got := sum(call(exitOK, "ts:add", "--args", `{"a":1,"b":1}`, "b=41", "--json")); got != 42.0 {
+		t.Errorf("--args with b=41: sum %v", got)
+	}
+	if got := sum(call(exitOK, "ts:add", "a:=1.5", "b=0.5", "--json")); got != 2.0 {
+		t.Errorf("a:=1.5: sum %v", got)
+	}
+	// A string argument takes the text as it is, digits and = included.
+	if r := call(exitOK, "ts:echo", "text=5"); r.stdout != "5\n" {
+		t.Errorf("text=5: %q", r.stdout)
+	}
+	if r := call(exitOK, "ts:echo", "text=a=b c"); r.stdout != "a=b c\n" {
+		t.Errorf("text=a=b c: %q", r.stdout)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ts:add", "a=1"}, []string{"the arguments of ts:add do not fit its input schema", "missing required argument b (number)", "mcphost tools show mcp__ts__add", "--no-check"}},
+		{[]string{"ts:add", "a=x", "b=1"}, []string{`argument a: "x" is not a number`}},
+		{[]string{"ts:add", "--args", `{"a":"1","b":2}`}, []string{`argument a must be a number, not a string "1"`}},
+		{[]string{"ts:add", "a=1", "b=2", "c=3"}, []string{"unknown argument c (the tool takes a, b)"}},
+		{[]string{"ts:echo", "txt=hi"}, []string{"unknown argument txt; did you mean \"text\"?", "missing required argument text (string)"}},
+		{[]string{"ts:add", "a=1", "a=2"}, []string{"argument a is given twice"}},
+		{[]string{"ts:add", "=1"}, []string{`argument 1 has no name before "="`}},
+		{[]string{"ts:add", "a=1", "b"}, []string{"accepts 1 arg(s)", `argument 2 has no "="`}},
+	} {
+		r := call(exitUsage, tc.args...)
+		wantContains(t, "stderr of call "+strings.Join(tc.args, " "), r.stderr, tc.want...)
+		if r.stdout != "" {
+			t.Errorf("call %v printed on stdout:\n%s", tc.args, r)
+		}
+	}
+	// --no-check sends what it is given: the server answers for itself.
+	r := call(exitFailure, "ts:add", "a=1", "--no-check")
+	wantNotContains(t, "stderr", r.stderr, "do not fit its input schema")
+}
+
+// Unknown names say what was probably meant, and an unknown server is
+// named before any server starts.
+func TestCallUnknownNames(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{"ts": testServer(t), "ts2": testServer(t)})
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"ecko", []string{`unknown tool "ecko"; did you mean "mcp__ts2__echo" or "mcp__ts__echo"?`, `(see "mcphost tools")`}},
+		{"echo", []string{`did you mean "mcp__ts2__echo" or "mcp__ts__echo"?`}},
+		{"mcp__ts__ecoh", []string{`unknown tool "mcp__ts__ecoh"; did you mean "mcp__ts__echo"?`}},
+		{"ts:ad", []string{`unknown tool "ts:ad"; did you mean "ts:add"?`}},
+		{"zzzzzz", []string{`unknown tool "zzzzzz" (see "mcphost tools")`}},
+	} {
+		for _, cmd := range [][]string{{"call", tc.name}, {"tools", "show", tc.name}} {
+			r := e.must(exitUsage, append([]string{"--config", cfg}, cmd...)...)
+			wantContains(t, strings.Join(cmd, " "), r.stderr, tc.want...)
+		}
+	}
+	// No server started: the broken one would have said so.
+	cfg = e.configFile(map[string]any{"ts": testServer(t), "bad": brokenServer(t)})
+	for _, name := range []string{"mcp__nosuch__x", "nosuch:x"} {
+		for _, cmd := range [][]string{{"call", name}, {"tools", "show", name}} {
+			r := e.must(exitUsage, append([]string{"--config", cfg}, cmd...)...)
+			wantContains(t, strings.Join(cmd, " "), r.stderr, "unknown server nosuch (configured: bad, ts)")
+			wantNotContains(t, strings.Join(cmd, " "), r.stderr, "no-such-server", "warning")
+		}
+	}
+	r := e.must(exitUsage, "--config", cfg, "call", "tss:echo")
+	wantContains(t, "stderr", r.stderr, `unknown server tss; did you mean "ts"?`)
+
+	// A server that is configured but off: said so, not "unknown".
+	cfg = e.configFile(map[string]any{"off": map[string]any{"command": "never-started", "enabled": false}})
+	r = e.must(exitUsage, "--config", cfg, "call", "off:echo")
+	wantContains(t, "stderr", r.stderr, `tool "off:echo": server off is disabled (enable it with "mcphost mcp enable off")`)
 }

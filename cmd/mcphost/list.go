@@ -38,7 +38,10 @@ func oneLine(s string, n int) string {
 }
 
 func (a *app) serversCommand() *cobra.Command {
-	var asJSON, watch bool
+	var (
+		asJSON, watch bool
+		server        adhocFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "servers",
 		Short: "Connect to every configured server and show its status",
@@ -47,6 +50,13 @@ needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
 or disabled. A server that fails shows its error and the last lines it wrote
 to stderr; it never stops the others. Use "mcphost mcp list" to see the
 configuration without connecting.
+
+Below the servers come the plugins of the configuration: their hooks, state
+(loaded; error: it did not load, and its hooks fail as its on_error says;
+untrusted: from a project file not trusted yet, not used), mode (enforce or
+shadow), the servers they apply to and the file they come from. With --json
+each server's object has a "plugins" array: the plugins that take part in
+its calls, in chain order, each {"name", "hooks", "state", "mode"}.
 
 With --watch the command keeps running until Ctrl-C (or SIGTERM) and shows
 what happens: servers that lose their connection (reconnecting, with the
@@ -71,30 +81,55 @@ changed ones reconnect, the others are left alone. Each reload prints
 "config: added a; removed b; changed c" (in JSON {"time", "config":
 {"added", "removed", "changed", "errors", ...}}); a file that does not load
 is reported and changes nothing. Changes to plugins, policy, results and
-names apply at the next start.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+names apply at the next start.
+` + adhocHelp,
+		Args: noArgsBeforeDash,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server.take(cmd, args)
 			if watch {
+				if server.set() {
+					return usageError("--watch follows the configured servers; it does not take an ad-hoc server")
+				}
 				return a.watchServers(cmd.Context(), asJSON)
 			}
-			h, err := a.startHost(cmd.Context(), "")
+			ctx := withStartProgress(cmd.Context(), !asJSON)
+			var (
+				h   *host.Host
+				err error
+			)
+			if server.set() {
+				h, _, err = a.startAdhoc(ctx, &server)
+			} else {
+				h, err = a.startHost(ctx, "")
+			}
 			if err != nil {
 				return err
 			}
 			defer a.closeHost(h)
 			st := h.Status()
+			reports := a.pluginReports(h)
 			if asJSON {
-				if err := printJSON(a.stdout, st); err != nil {
+				list, err := serversWithPlugins(st, reports)
+				if err != nil {
 					return err
 				}
-			} else if err := printServers(a.stdout, st); err != nil {
-				return err
+				if err := printJSON(a.stdout, list); err != nil {
+					return err
+				}
+			} else {
+				if err := printServers(a.stdout, st); err != nil {
+					return err
+				}
+				if err := printPlugins(a.stdout, reports); err != nil {
+					return err
+				}
 			}
 			return failedServers(st)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (with --watch: one JSON object per line)")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running: show state changes, reconnects and errors live, and apply config file edits")
+	server.register(cmd.Flags())
 	return cmd
 }
 
@@ -179,24 +214,45 @@ func printStderrTail(w io.Writer, s host.ServerStatus, max int) {
 
 func (a *app) toolsCommand() *cobra.Command {
 	var (
-		asJSON bool
-		server string
+		asJSON   bool
+		serverID string
+		server   adhocFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "tools",
+		Use:   "tools [-- CMD ARGS...]",
 		Short: "List the tools of every ready server with their public names",
 		Long: `List the tools of every ready server. NAME is the public name that agents
 see and "mcphost call" takes; SERVER:TOOL is accepted by "mcphost call" too.
-Servers that could not be used are named on standard error.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := a.startHost(cmd.Context(), server)
+Servers that could not be used are named on standard error.
+"mcphost tools show NAME" prints one tool's description and schemas.
+` + adhocHelp,
+		Example: `  mcphost tools
+  mcphost tools --server github --json
+  mcphost tools -- npx -y @modelcontextprotocol/server-everything
+  mcphost tools --url http://127.0.0.1:3001/sse -t sse
+  mcphost tools show mcp__everything__add`,
+		Args: noArgsBeforeDash,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server.take(cmd, args)
+			ctx := withStartProgress(cmd.Context(), !asJSON)
+			var (
+				h   *host.Host
+				err error
+			)
+			if server.set() {
+				if serverID != "" {
+					return usageError("--server picks one of the configured servers; it does not go with an ad-hoc one")
+				}
+				h, serverID, err = a.startAdhoc(ctx, &server)
+			} else {
+				h, err = a.startHost(ctx, serverID)
+			}
 			if err != nil {
 				return err
 			}
 			defer a.closeHost(h)
-			if server != "" {
-				if err := serverReady(h, server); err != nil {
+			if serverID != "" {
+				if err := serverReady(h, serverID); err != nil {
 					return err
 				}
 			} else {
@@ -212,24 +268,31 @@ Servers that could not be used are named on standard error.`,
 				}
 				return failedServers(h.Status())
 			}
-			tw := table(a.stdout)
-			fmt.Fprintln(tw, "NAME\tSERVER:TOOL\tDESCRIPTION")
-			for _, t := range tools {
-				desc := t.Description
-				if desc == "" {
-					desc = t.Title
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Display), oneLine(desc, 70))
-			}
-			if err := tw.Flush(); err != nil {
+			if err := printTools(a.stdout, tools); err != nil {
 				return err
 			}
 			return failedServers(h.Status())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	cmd.Flags().StringVar(&server, "server", "", "only the tools of this server (an id from \"mcphost mcp list\")")
+	cmd.Flags().StringVar(&serverID, "server", "", "only the tools of this server (an id from \"mcphost mcp list\")")
+	server.register(cmd.Flags())
+	cmd.AddCommand(a.toolsShowCommand())
 	return cmd
+}
+
+// printTools prints the table of "mcphost tools".
+func printTools(w io.Writer, tools []host.Tool) error {
+	tw := table(w)
+	fmt.Fprintln(tw, "NAME\tSERVER:TOOL\tDESCRIPTION")
+	for _, t := range tools {
+		desc := t.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Display), oneLine(desc, 70))
+	}
+	return tw.Flush()
 }
 
 // serverReady returns an error saying why server id is not ready, or nil.
