@@ -99,6 +99,7 @@ fuzz ./pdk/glob FuzzMatch 20000
 fuzz ./internal/termtext FuzzLine 20000
 fuzz ./host/providers FuzzConvert 20000
 fuzz ./host/providers FuzzParseCall 20000
+fuzz ./host/config FuzzPluginWrite 300
 
 step "the side-by-side benchmark module (bench/policy-engines: vet, and every engine decides alike)"
 (cd bench/policy-engines && go vet ./... && go test -count=1 ./...)

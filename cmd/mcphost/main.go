@@ -218,10 +218,12 @@ func (a *app) rootCommand() *cobra.Command {
 (stdio, SSE, Streamable HTTP, WebSocket), gives every tool a safe public name
 and calls tools for you or for an agent.
 
-Configuration is read from the global file (config.yaml in the user config
+Configuration is read from the user file (config.yaml in the user config
 directory, e.g. ~/.config/mcphost), the project's .mcphost.* and .mcp.json
-files (once you run "mcphost trust"), --config, MCPHOST_* variables and flags.
-"mcphost mcp add" writes it; "mcphost demo" shows everything without any.
+files (once you run "mcphost trust"), your private servers for this directory
+(the local scope, kept in the user config directory), --config, MCPHOST_*
+variables and flags. "mcphost mcp add" writes it ("mcphost mcp import" brings
+in another client's servers); "mcphost demo" shows everything without any.
 
 Logs go to standard error; standard output carries only results.
 Exit status: 0 success; 1 a tool reported an error, a call failed, or (servers,
@@ -240,7 +242,7 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.configFile, "config", "", "read this config file too (above the global and project files; trusted)")
+	pf.StringVar(&a.configFile, "config", "", "read this config file too (above the user, project and local files; trusted)")
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: trace, debug, info, warn, error, off")
 	pf.StringVar(&a.nameScheme, "name-scheme", "", `public tool names: "mcp" (mcp__server__tool), "server" (server_tool) or "tool"`)
 	pf.IntVar(&a.maxNameLength, "max-name-length", 0, "longest public tool name (default 64)")
@@ -263,7 +265,10 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		a.logoutCommand(),
 		a.authCommand(),
 		a.serveCommand(),
+		a.clientCommand(),
 		a.secretCommand(),
+		a.doctorCommand(),
+		a.versionCommand(root),
 	)
 	return root
 }
@@ -275,6 +280,7 @@ func (a *app) loadOptions() config.LoadOptions {
 		WorkDir:    a.workDir,
 		ConfigFile: a.configFile,
 		Environ:    a.environ,
+		Secret:     keychainSecret, // ${secret:NAME}
 	}
 	over := map[string]any{}
 	if a.nameScheme != "" {
@@ -343,15 +349,18 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 			fmt.Fprintf(a.stderr, "warning: plugin %s is from an untrusted project file and is not used (mcphost trust)\n", st.Name)
 		}
 	}
+	// The line "connecting to 3 servers…" (see withStartProgress).
+	progress := a.newStartProgress(ctx)
 	opts := []host.Option{
 		// One attempt per server: a command that runs once reports a
 		// server that does not start instead of restarting it (npx, say)
 		// over and over. servers --watch passes WithConnectAttempts(0).
 		host.WithConnectAttempts(1),
 		host.WithLogger(a.log),
-		host.WithElicitationHandler(a.elicit),
+		host.WithElicitationHandler(progress.elicit(a.elicit)),
 		host.WithConfirmer(a.confirm),
 	}
+	opts = append(opts, progress.options()...)
 	opts = append(opts, a.authOptions()...)
 	opts = append(opts, pl.HostOptions()...)
 	opts = append(opts, a.hostOptions...)
@@ -362,7 +371,10 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	a.pipelines = append(a.pipelines, hostPipeline{h, pl})
-	if err := h.Start(ctx); err != nil {
+	progress.begin(h)
+	err = h.Start(ctx)
+	progress.end() // erased before anything else is printed
+	if err != nil {
 		if ctx.Err() != nil {
 			err = interruptedStarting(h)
 		}

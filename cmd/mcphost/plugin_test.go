@@ -525,7 +525,7 @@ func TestPluginUsageErrors(t *testing.T) {
 	wantUsageErrors(t, e, []usageCase{
 		{test("--hook", "teleport", "--input", in), []string{`--hook "teleport": not a hook of ABI v1`, "policy, transform_result"}},
 		{test("--hook", "auth", "--input", in), []string{"--hook auth: plugin allow-all has no auth hook (it describes policy): use --hook policy"}},
-		{test("--input", in), []string{"--hook is required", "mcphost plugin inspect"}},
+		{[]string{"plugin", "test", fixture(t, "all-hooks.wasm"), "--input", in}, []string{"--hook is required: the plugin has 5 hooks (filter_tools, map_names, policy, transform_result, auth): give one of --hook filter_tools, --hook map_names, --hook policy"}},
 		{test("--hook", "policy"), []string{"--input is required", "- for standard input"}},
 		{test("--hook", "policy", "--input", in, "--config", "novalue"), []string{`--config: an entry has no "="`, "KEY=VALUE"}},
 		{test("--hook", "policy", "--input", in, "--config", "=v"), []string{`--config: an entry has no name before "="`}},
@@ -565,7 +565,7 @@ func TestPluginHelp(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	r := e.must(exitOK, "plugin", "--help")
-	wantContains(t, "plugin help", r.stdout, "inspect", "test", "bench", "mcphost plugin inspect policy.wasm")
+	wantContains(t, "plugin help", r.stdout, "add", "list", "remove", "inspect", "test", "bench", "mcphost plugin inspect policy.wasm")
 	r = e.must(exitOK, "plugin")
 	wantContains(t, "plugin", r.stdout, "Available Commands:")
 	r = e.must(exitOK, "plugin", "test", "--help")
