@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/providers"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
 
@@ -214,9 +215,11 @@ func printStderrTail(w io.Writer, s host.ServerStatus, max int) {
 
 func (a *app) toolsCommand() *cobra.Command {
 	var (
-		asJSON   bool
-		serverID string
-		server   adhocFlags
+		asJSON    bool
+		serverID  string
+		server    adhocFlags
+		format    string
+		nonStrict bool
 	)
 	cmd := &cobra.Command{
 		Use:   "tools [-- CMD ARGS...]",
@@ -225,16 +228,37 @@ func (a *app) toolsCommand() *cobra.Command {
 see and "mcphost call" takes; SERVER:TOOL is accepted by "mcphost call" too.
 Servers that could not be used are named on standard error.
 "mcphost tools show NAME" prints one tool's description and schemas.
+
+--format prints the tools as a model provider's API takes them, ready to put
+in a request: openai (Chat Completions), openai-responses, anthropic, gemini
+(function declarations) or mcp. Schemas are converted to what the provider
+accepts (OpenAI strict mode where possible; Gemini's OpenAPI subset) and
+names fit its limits; every lossy conversion is a warning on standard error.
 ` + adhocHelp,
 		Example: `  mcphost tools
   mcphost tools --server github --json
   mcphost tools -- npx -y @modelcontextprotocol/server-everything
   mcphost tools --url http://127.0.0.1:3001/sse -t sse
-  mcphost tools show mcp__everything__add`,
+  mcphost tools show mcp__everything__add
+  mcphost tools --format openai > tools.json
+  mcphost tools --format gemini -- npx -y @modelcontextprotocol/server-everything`,
 		Args: noArgsBeforeDash,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			server.take(cmd, args)
-			ctx := withStartProgress(cmd.Context(), !asJSON)
+			var pf providers.Format
+			if format != "" {
+				if asJSON {
+					return usageError("--format prints JSON already; leave out --json")
+				}
+				f, err := providers.ParseFormat(format)
+				if err != nil {
+					return usageError("--format: %v", err)
+				}
+				pf = f
+			} else if nonStrict {
+				return usageError("--no-strict goes with --format openai or openai-responses")
+			}
+			ctx := withStartProgress(cmd.Context(), !asJSON && pf == "")
 			var (
 				h   *host.Host
 				err error
@@ -259,6 +283,9 @@ Servers that could not be used are named on standard error.
 				a.warnUnavailable(h)
 			}
 			tools := h.Tools()
+			if pf != "" {
+				return a.printProviderTools(pf, tools, nonStrict, h)
+			}
 			if asJSON {
 				if tools == nil {
 					tools = []host.Tool{}
@@ -275,10 +302,36 @@ Servers that could not be used are named on standard error.
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().StringVar(&format, "format", "", "print the tools in a model provider's format: "+formatNames())
+	cmd.Flags().BoolVar(&nonStrict, "no-strict", false, "with --format openai or openai-responses: send the schemas as written (strict: false) instead of rewriting them for strict mode")
 	cmd.Flags().StringVar(&serverID, "server", "", "only the tools of this server (an id from \"mcphost mcp list\")")
 	server.register(cmd.Flags())
 	cmd.AddCommand(a.toolsShowCommand())
 	return cmd
+}
+
+// printProviderTools prints tools as format's tool list, and each warning
+// of the conversion on stderr.
+func (a *app) printProviderTools(format providers.Format, tools []host.Tool, nonStrict bool, h *host.Host) error {
+	ts, err := providers.Convert(format, tools, &providers.Options{NonStrict: nonStrict})
+	if err != nil {
+		return err
+	}
+	for _, w := range ts.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", termtext.Line(w.String()))
+	}
+	if err := printJSON(a.stdout, ts.Tools); err != nil {
+		return err
+	}
+	return failedServers(h.Status())
+}
+
+func formatNames() string {
+	var names []string
+	for _, f := range providers.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
 }
 
 // printTools prints the table of "mcphost tools".
