@@ -22,8 +22,8 @@ func TestDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"", "abc", 3},
 		{"héllo", "hello", 1}, // runes, not bytes
-		{"shwo", "show", 1},    // a swap of neighbours
-		{"ca", "abc", 3},       // no swap across an insertion (optimal string alignment)
+		{"shwo", "show", 1},   // a swap of neighbours
+		{"ca", "abc", 3},      // no swap across an insertion (optimal string alignment)
 	} {
 		if got := suggest.Distance(tc.a, tc.b, 100); got != tc.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
