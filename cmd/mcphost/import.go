@@ -213,16 +213,14 @@ func importLocations(kind clientconf.Kind, env clientconf.Env, args []string) ([
 }
 
 // targetScope is where an imported server goes by default: the scope it
-// came from, except that a project's server referring to a keychain secret
-// goes to the local scope (a project file may not refer to the user's
-// keychain).
+// came from. A project's server that refers to a keychain secret is not
+// moved elsewhere: a project file may not refer to the user's keychain, and
+// the local and user scopes run without "mcphost trust", so a cloned
+// repository's server gets there only when the user names the scope
+// (planImport refuses it with that advice).
 func targetScope(im *clientconf.Imported) config.Scope {
 	switch im.Scope {
 	case clientconf.ScopeProject:
-		if im.UsesKeychain() {
-			im.Converted = append(im.Converted, "to the local scope, not the project's: it refers to a secret of your keychain, which a shared project file may not (the local scope needs no \"mcphost trust\": check the command first)")
-			return config.ScopeLocal
-		}
 		return config.ScopeProject
 	case clientconf.ScopeLocal:
 		return config.ScopeLocal
@@ -254,7 +252,7 @@ func (a *app) planImport(servers []*importedServer, force, dryRun bool) error {
 		taken[key] = s.from
 		if s.scope == config.ScopeProject && s.im.UsesKeychain() {
 			s.status = statusFailed
-			s.err = errors.New("it refers to a secret of your keychain, which a shared project file may not: import it with --scope local or --scope user")
+			s.err = errors.New("it refers to a secret of your keychain, which a shared project file may not: read its command, then import it with --scope local (or --scope user), which runs it without \"mcphost trust\"")
 			continue
 		}
 		scopes, _, err := config.ServerScopes(opts, s.im.Entry.ID)

@@ -151,7 +151,8 @@ func TestMCPImportJSON(t *testing.T) {
 
 // VS Code inputs: asked once on a terminal, the password kept in the OS
 // keychain and referred to, the plain answer written; without a terminal
-// the command says what to do instead.
+// the command says what to do instead. A project's server that refers to
+// the keychain is imported only into a scope the user names.
 func TestMCPImportVSCodeInputs(t *testing.T) {
 	keyring.MockInit()
 	e := newEnv(t)
@@ -159,7 +160,7 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
 
 	r := e.must(exitUsage, "mcp", "import", "--from", "vscode")
-	for _, want := range []string{"on a terminal", "--skip-inputs", "mcphost secret set", "Perplexity.perplexity-key", "nothing was imported"} {
+	for _, want := range []string{"on a terminal", "--skip-inputs", "nothing was imported"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("no %q in\n%s", want, r)
 		}
@@ -168,9 +169,38 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 		t.Error("servers were written although the inputs could not be asked for")
 	}
 
+	// By default the project's servers go to the project file; the one
+	// that refers to the keychain is not imported (the local and user
+	// scopes run without "mcphost trust"), and its input is not asked.
+	e.terminal = true
+	r = e.runStdin("prod_db\n", "mcp", "import", "--from", "vscode")
+	e.terminal = false
+	if r.code != exitFailure || !strings.Contains(r.stdout, "--scope local") || strings.Contains(r.stderr, "Perplexity API Key") {
+		t.Fatalf("import with the default scope:\n%s", r)
+	}
+	project := readFile(t, filepath.Join(e.work, ".mcphost.yaml"))
+	if strings.Contains(project, "Perplexity") || !strings.Contains(project, "prod_db") {
+		t.Errorf("the project file:\n%s", project)
+	}
+	e.must(exitOK, "trust")
+	if s := e.getServer("db"); strings.Join(strs(s["args"]), " ") != filepath.Join(e.work, "db", "server.js")+" --db prod_db" {
+		t.Errorf("db args %v", s["args"])
+	}
+
+	// Named by the user, the local scope takes it: the password is kept
+	// in the keychain, never printed nor written.
+	e = newEnv(t)
+	e.withHome()
+	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
+	r = e.must(exitUsage, "mcp", "import", "--from", "vscode", "--scope", "local")
+	for _, want := range []string{"mcphost secret set", "Perplexity.perplexity-key"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("no %q in\n%s", want, r)
+		}
+	}
 	const password = "pplx-secret-value-0123456789"
 	e.terminal = true
-	r = e.runStdin(password+"\nprod_db\n", "mcp", "import", "--from", "vscode")
+	r = e.runStdin(password+"\nprod_db\n", "mcp", "import", "--from", "vscode", "--scope", "local")
 	e.terminal = false
 	if r.code != exitOK {
 		t.Fatalf("import with answers:\n%s", r)
@@ -181,25 +211,14 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	if v, err := authn.Secret("Perplexity.perplexity-key"); err != nil || v != password {
 		t.Errorf("keychain: %q %v", v, err)
 	}
-	project := readFile(t, filepath.Join(e.work, ".mcphost.yaml"))
-	if strings.Contains(project, password) || strings.Contains(project, "Perplexity") || !strings.Contains(project, "prod_db") {
-		t.Errorf("the project file:\n%s", project)
-	}
-	// A project may not refer to the user's keychain: the server that does
-	// goes to the local scope.
-	if _, ok := e.listServers("--scope", "local")["Perplexity"]; !ok || !strings.Contains(r.stdout, "to the local scope") {
+	if _, ok := e.listServers("--scope", "local")["Perplexity"]; !ok {
 		t.Errorf("Perplexity is not in the local scope:\n%s", r)
-	}
-	e.must(exitOK, "trust")
-	if s := e.getServer("db"); strings.Join(strs(s["args"]), " ") != filepath.Join(e.work, "db", "server.js")+" --db prod_db" {
-		t.Errorf("db args %v", s["args"])
 	}
 	if s := e.getServer("Perplexity"); s["error"] != nil {
 		t.Errorf("the secret does not resolve: %v", s["error"])
 	}
 }
 
-// --skip-inputs writes the entries at once: plain inputs take their
 // default, and the secrets to store are named.
 func TestMCPImportSkipInputs(t *testing.T) {
 	keyring.MockInit()
@@ -217,7 +236,7 @@ func TestMCPImportSkipInputs(t *testing.T) {
 	// A project file may not refer to the keychain: said before anything
 	// is asked or stored.
 	r = e.must(exitFailure, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "project", "--force")
-	if !strings.Contains(r.stdout, "--scope local or --scope user") || strings.Contains(r.stdout, "Perplexity\" to") {
+	if !strings.Contains(r.stdout, "import it with --scope local") || strings.Contains(r.stdout, "Perplexity\" to") {
 		t.Errorf("--scope project with a keychain secret:\n%s", r)
 	}
 }
