@@ -83,6 +83,21 @@ func (a *app) startAdhoc(ctx context.Context, f *adhocFlags) (*host.Host, string
 	return h, cfg.Servers[0].ID, nil
 }
 
+// startListing starts the host a listing command uses: the ad-hoc server
+// when the command line gives one, else the configured servers (only
+// serverID when it is set). It returns the id of the one server listed, or
+// "" for all of them.
+func (a *app) startListing(ctx context.Context, f *adhocFlags, serverID string) (*host.Host, string, error) {
+	if !f.set() {
+		h, err := a.startHost(ctx, serverID)
+		return h, serverID, err
+	}
+	if serverID != "" {
+		return nil, "", usageError("--server picks one of the configured servers; it does not go with an ad-hoc one")
+	}
+	return a.startAdhoc(ctx, f)
+}
+
 // noArgsBeforeDash is cobra.NoArgs for a command that takes an ad-hoc
 // server's command line after "--".
 func noArgsBeforeDash(cmd *cobra.Command, args []string) error {

@@ -120,6 +120,14 @@ func headerServer(t *testing.T) (streamable, sse string) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you sent: " + got}}}, nil
 		})
+	srv.AddResource(&mcp.Resource{URI: "note://adhoc/readme", Name: "readme", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "note://adhoc/readme", Text: "hello"}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+		})
 	guard := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "Bearer tok-adhoc-7f3e" {
@@ -152,6 +160,12 @@ func TestAdhocURLServer(t *testing.T) {
 	r = e.must(exitOK, "call", "--url", streamable, "-H", "Authorization: Bearer ${ADHOC_TOKEN}", "whoami")
 	wantContains(t, "call", r.stdout, "you sent: ****")
 	wantNotContains(t, "call", r.stdout+r.stderr, "tok-adhoc-7f3e")
+
+	// resources and prompts list the ad-hoc server's too.
+	r = e.must(exitOK, "resources", "--url", streamable, "-H", "Authorization: Bearer ${ADHOC_TOKEN}")
+	wantContains(t, "resources", r.stdout, "adhoc", "note://adhoc/readme", "text/plain")
+	r = e.must(exitOK, "prompts", "--url", sse, "-t", "sse", "-H", "Authorization: Bearer ${ADHOC_TOKEN}")
+	wantContains(t, "prompts", r.stdout, "greet", "who")
 
 	// Refused without the header: the server is named, the exit is 1.
 	r = e.must(exitFailure, "tools", "--url", streamable, "-H", "Authorization: Bearer wrong-token-1")

@@ -15,13 +15,16 @@ func (a *app) resourcesCommand() *cobra.Command {
 	var (
 		asJSON bool
 		server string
+		adhoc  adhocFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "resources",
+		Use:   "resources [-- CMD ARGS...]",
 		Short: "List resources and resource templates",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := a.startHost(cmd.Context(), server)
+		Long:  "List the resources and resource templates of every ready server.\n" + adhocHelp,
+		Args:  noArgsBeforeDash,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			adhoc.take(cmd, args)
+			h, server, err := a.startListing(withStartProgress(cmd.Context(), !asJSON), &adhoc, server)
 			if err != nil {
 				return err
 			}
@@ -55,6 +58,7 @@ func (a *app) resourcesCommand() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&server, "server", "", "only this server (an id from \"mcphost mcp list\")")
+	adhoc.register(cmd.Flags())
 	return cmd
 }
 
@@ -100,13 +104,16 @@ func (a *app) promptsCommand() *cobra.Command {
 	var (
 		asJSON bool
 		server string
+		adhoc  adhocFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "prompts",
+		Use:   "prompts [-- CMD ARGS...]",
 		Short: "List prompts",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := a.startHost(cmd.Context(), server)
+		Long:  "List the prompts of every ready server, with their arguments.\n" + adhocHelp,
+		Args:  noArgsBeforeDash,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			adhoc.take(cmd, args)
+			h, server, err := a.startListing(withStartProgress(cmd.Context(), !asJSON), &adhoc, server)
 			if err != nil {
 				return err
 			}
@@ -145,6 +152,7 @@ func (a *app) promptsCommand() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	cmd.Flags().StringVar(&server, "server", "", "only this server (an id from \"mcphost mcp list\")")
+	adhoc.register(cmd.Flags())
 	return cmd
 }
 
