@@ -170,6 +170,9 @@ func (a *app) clientEdit(ctx context.Context, install bool, arg string, f client
 			fmt.Fprintln(a.stdout, "(the file does not exist yet: it will be created)")
 		}
 	}
+	if install {
+		a.hintDirectServers(c, env)
+	}
 	if f.dryRun {
 		fmt.Fprintf(a.stdout, "dry run: %s not changed\n", c.Path)
 		return nil

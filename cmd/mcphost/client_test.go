@@ -226,3 +226,23 @@ func TestClientList(t *testing.T) {
 		t.Fatalf("the broken file is not explained:\n%s", r)
 	}
 }
+
+// Installing says which servers the client still starts itself: those
+// mcphost serves too (their tools would show twice) and those it lacks.
+func TestClientInstallNamesDirectServers(t *testing.T) {
+	e, home := newClientEnv(t)
+	path := filepath.Join(home, ".cursor", "mcp.json")
+	writeFile(t, path, `{"mcpServers": {
+  "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]},
+  "same-cmd": {"command": "uvx", "args": ["mcp-server-fetch"]},
+  "only-here": {"command": "node", "args": ["x.js"]}
+}}`)
+	cfg := e.configFile(map[string]any{
+		"files": map[string]any{"command": "npx", "args": []any{"-y", "@modelcontextprotocol/server-filesystem", "."}},
+		"fetch": map[string]any{"command": "uvx", "args": []any{"mcp-server-fetch"}},
+	})
+	r := e.must(0, "--config", cfg, "client", "install", "cursor", "--command", fakeMcphost, "--dry-run")
+	wantContains(t, "install", r.stdout,
+		`Cursor also starts "files", "same-cmd" itself, which mcphost serves too`,
+		`Cursor starts "only-here" itself, outside mcphost's policies; "mcphost mcp import --from cursor"`)
+}
