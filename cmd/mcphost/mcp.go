@@ -33,6 +33,8 @@ func (a *app) mcpCommand() *cobra.Command {
 	return cmd
 }
 
+// parseScope parses a --scope flag; allowEffective is false for a
+// command that writes.
 func parseScope(s string, allowEffective bool) (config.Scope, error) {
 	scope, err := config.ParseScope(s)
 	if err != nil {
@@ -307,7 +309,7 @@ func (a *app) trustCommand() *cobra.Command {
 		Use:   "trust [DIR]",
 		Short: "Trust the project files (.mcphost.*, .mcp.json) of DIR (default: the current directory)",
 		Long: `Project files can start arbitrary commands, so their servers start only once
-you trust the project. The trust is recorded in the global config, keyed by
+you trust the project. The trust is recorded in your user config file, keyed by
 the directory and a hash of its project files: editing them asks again.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

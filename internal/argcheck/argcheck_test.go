@@ -132,6 +132,7 @@ func TestCheck(t *testing.T) {
 		{`{"a":1,"b":2,"tags":["x",2,"z"]}`, []string{"argument tags must have at most 2 items, not 3", "argument tags[1] must be a string, not a number 2"}},
 		{`{"a":1,"b":2,"maybe":null,"either":"x","free":[1]}`, nil},
 		{`{"a":1,"b":2,"maybe":"x"}`, []string{`argument maybe must be an integer or null, not a string "x"`}},
+		{`{"a":1,"b":null}`, []string{"argument b must be a number, not null"}},
 	} {
 		var args map[string]any
 		if err := json.Unmarshal([]byte(tc.args), &args); err != nil {

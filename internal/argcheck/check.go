@@ -145,6 +145,10 @@ func (c *checker) typeOK(path string, s map[string]any, v any) bool {
 		c.add("%s must be an integer, not %s", name(path), short(v))
 		return false
 	}
+	if v == nil {
+		c.add("%s must be %s, not null", name(path), strings.Join(article(want), " or "))
+		return false
+	}
 	c.add("%s must be %s, not %s %s", name(path), strings.Join(article(want), " or "), article([]string{got})[0], short(v))
 	return false
 }
