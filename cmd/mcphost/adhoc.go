@@ -83,6 +83,37 @@ func (a *app) startAdhoc(ctx context.Context, f *adhocFlags) (*host.Host, string
 	return h, cfg.Servers[0].ID, nil
 }
 
+// startForTool starts the host a command about the tool name uses (the
+// ad-hoc server when the command line gives one, else what startHostFor
+// starts) and resolves the name on it. The caller closes the host; an
+// unknown name is unknownTool's error, the host already closed.
+func (a *app) startForTool(ctx context.Context, f *adhocFlags, name string) (*host.Host, host.Tool, error) {
+	var (
+		h    *host.Host
+		tool host.Tool
+		ok   bool
+		err  error
+	)
+	if f.set() {
+		var id string
+		if h, id, err = a.startAdhoc(ctx, f); err != nil {
+			return nil, host.Tool{}, err
+		}
+		tool, ok = resolveAdhoc(h, id, name)
+	} else {
+		if h, err = a.startHostFor(ctx, name); err != nil {
+			return nil, host.Tool{}, err
+		}
+		tool, ok = h.Resolve(name)
+	}
+	if !ok {
+		err := a.unknownTool(h, name)
+		a.closeHost(h)
+		return nil, host.Tool{}, err
+	}
+	return h, tool, nil
+}
+
 // startListing starts the host a listing command uses: the ad-hoc server
 // when the command line gives one, else the configured servers (only
 // serverID when it is set). It returns the id of the one server listed, or

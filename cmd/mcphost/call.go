@@ -83,29 +83,11 @@ error (bad arguments, unknown tool).`,
 			if _, err := argcheck.Assign(nil, items, nil); err != nil {
 				return usageError("%v", err)
 			}
-			ctx := withStartProgress(cmd.Context(), !asJSON)
-			var (
-				h    *host.Host
-				tool host.Tool
-				ok   bool
-			)
-			if server.set() {
-				var id string
-				if h, id, err = a.startAdhoc(ctx, &server); err != nil {
-					return err
-				}
-				defer a.closeHost(h)
-				tool, ok = resolveAdhoc(h, id, name)
-			} else {
-				if h, err = a.startHostFor(ctx, name); err != nil {
-					return err
-				}
-				defer a.closeHost(h)
-				tool, ok = h.Resolve(name)
+			h, tool, err := a.startForTool(withStartProgress(cmd.Context(), !asJSON), &server, name)
+			if err != nil {
+				return err
 			}
-			if !ok {
-				return a.unknownTool(h, name)
-			}
+			defer a.closeHost(h)
 			args, err := argcheck.Assign(base, items, tool.InputSchema)
 			if err != nil {
 				return usageError("%v", err)

@@ -93,16 +93,7 @@ names apply at the next start.
 				}
 				return a.watchServers(cmd.Context(), asJSON)
 			}
-			ctx := withStartProgress(cmd.Context(), !asJSON)
-			var (
-				h   *host.Host
-				err error
-			)
-			if server.set() {
-				h, _, err = a.startAdhoc(ctx, &server)
-			} else {
-				h, err = a.startHost(ctx, "")
-			}
+			h, _, err := a.startListing(withStartProgress(cmd.Context(), !asJSON), &server, "")
 			if err != nil {
 				return err
 			}
@@ -258,19 +249,7 @@ names fit its limits; every lossy conversion is a warning on standard error.
 			} else if nonStrict {
 				return usageError("--no-strict goes with --format openai or openai-responses")
 			}
-			ctx := withStartProgress(cmd.Context(), !asJSON && pf == "")
-			var (
-				h   *host.Host
-				err error
-			)
-			if server.set() {
-				if serverID != "" {
-					return usageError("--server picks one of the configured servers; it does not go with an ad-hoc one")
-				}
-				h, serverID, err = a.startAdhoc(ctx, &server)
-			} else {
-				h, err = a.startHost(ctx, serverID)
-			}
+			h, serverID, err := a.startListing(withStartProgress(cmd.Context(), !asJSON && pf == ""), &server, serverID)
 			if err != nil {
 				return err
 			}

@@ -185,6 +185,9 @@ func shellJoin(words []string) string {
 	return strings.Join(out, " ")
 }
 
+// shellQuote writes w as a POSIX shell reads it back: as it is when it is
+// made of letters, digits and @%+=:,./_-* (so that a masked "****" reads
+// as written), else in single quotes.
 func shellQuote(w string) string {
 	if w == "" {
 		return "''"

@@ -114,33 +114,31 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	return &preparedCall{path: path, spec: spec, hook: hook, input: input}, nil
 }
 
+// splitSecretFlag splits a --secret NAME=ENVVAR entry and checks the
+// name; holds says when the variable holds the value ("holds", "will
+// hold"), for the message that shows the form.
+func splitSecretFlag(it, holds string) (name, ref string, err error) {
+	name, ref, ok := strings.Cut(it, "=")
+	if !ok || name == "" || ref == "" {
+		return "", "", usageError("--secret %q: write NAME=ENVVAR, the secret's name and the environment variable that %s its value (e.g. --secret token=GITHUB_TOKEN)", it, holds)
+	}
+	if !secretNamePattern.MatchString(name) {
+		return "", "", usageError("--secret %s: bad secret name %q (letters, digits, _ . and -, at most 64)", it, name)
+	}
+	return name, ref, nil
+}
+
 // secretFlags reads --secret NAME=ENVVAR entries from the environment. No
 // message quotes a value.
 func (a *app) secretFlags(items []string) (config.Secrets, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
-	env := a.environ
-	if env == nil {
-		env = os.Environ()
-	}
-	lookup := func(name string) string {
-		v := ""
-		for _, kv := range env {
-			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-				v = val
-			}
-		}
-		return v
-	}
 	out := config.Secrets{}
 	for _, it := range items {
-		name, ref, ok := strings.Cut(it, "=")
-		if !ok || name == "" || ref == "" {
-			return nil, usageError("--secret %q: write NAME=ENVVAR, the secret's name and the environment variable that holds its value (e.g. --secret token=GITHUB_TOKEN)", it)
-		}
-		if !secretNamePattern.MatchString(name) {
-			return nil, usageError("--secret %s: bad secret name %q (letters, digits, _ . and -, at most 64)", it, name)
+		name, ref, err := splitSecretFlag(it, "holds")
+		if err != nil {
+			return nil, err
 		}
 		// ${VAR}, as in a config file, is accepted too.
 		if strings.HasPrefix(ref, "${") && strings.HasSuffix(ref, "}") {
@@ -149,7 +147,7 @@ func (a *app) secretFlags(items []string) (config.Secrets, error) {
 		if !envVarPattern.MatchString(ref) {
 			return nil, usageError("--secret %s: %q is not an environment variable name: write NAME=ENVVAR (values are never given on the command line)", name, ref)
 		}
-		v := lookup(ref)
+		v := a.getenv(ref)
 		if v == "" {
 			return nil, usageError("--secret %s=%s: environment variable %s is not set or empty (export it first)", name, ref, ref)
 		}

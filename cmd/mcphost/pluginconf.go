@@ -63,7 +63,7 @@ NAME: "${ENVVAR}", never as a value).`,
 			if err := checkPluginFile(path); err != nil {
 				return err
 			}
-			scope, err := writeScope(scopeName)
+			scope, err := parseScope(scopeName, false)
 			if err != nil {
 				return err
 			}
@@ -161,18 +161,6 @@ NAME: "${ENVVAR}", never as a value).`,
 	return cmd
 }
 
-// writeScope parses the --scope of a command that writes.
-func writeScope(s string) (config.Scope, error) {
-	scope, err := config.ParseScope(s)
-	if err != nil {
-		return "", &exitError{code: exitUsage, err: err}
-	}
-	if scope == config.ScopeEffective {
-		return "", usageError("--scope effective is read only: write to user, project or local")
-	}
-	return scope, nil
-}
-
 // secretRefFlags turns --secret NAME=ENVVAR (or NAME=${REF}) into the
 // references the entry's secrets map holds. Nothing is read: the value is
 // taken from the environment each time the plugin loads.
@@ -182,12 +170,9 @@ func secretRefFlags(items []string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for _, it := range items {
-		name, ref, ok := strings.Cut(it, "=")
-		if !ok || name == "" || ref == "" {
-			return nil, usageError("--secret %q: write NAME=ENVVAR, the secret's name and the environment variable that will hold its value (e.g. --secret token=GITHUB_TOKEN)", it)
-		}
-		if !secretNamePattern.MatchString(name) {
-			return nil, usageError("--secret %s: bad secret name %q (letters, digits, _ . and -, at most 64)", it, name)
+		name, ref, err := splitSecretFlag(it, "will hold")
+		if err != nil {
+			return nil, err
 		}
 		if !strings.HasPrefix(ref, "${") {
 			if !envVarPattern.MatchString(ref) {
@@ -209,7 +194,7 @@ func (a *app) pluginTrustHint(name string) {
 	}
 	for _, p := range cfg.Plugins {
 		if p.Name == name && p.Untrusted {
-			fmt.Fprintf(a.stdout, "note: plugin %s is not loaded until you trust the project: mcphost trust %s\n", name, pasteableArg(cfg.ProjectDir))
+			fmt.Fprintf(a.stdout, "note: plugin %s is not loaded until you trust the project: mcphost trust %s\n", name, shellQuote(cfg.ProjectDir))
 		}
 	}
 }
@@ -255,9 +240,9 @@ comes from and the plugin file. Problems follow the table.
 "mcphost doctor" also loads each plugin.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			scope, err := config.ParseScope(scopeName)
+			scope, err := parseScope(scopeName, true)
 			if err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return err
 			}
 			opts := a.loadOptions()
 			cfg, err := config.LoadScope(opts, scope)
@@ -369,7 +354,7 @@ alone.`,
 			opts := a.loadOptions()
 			var scope config.Scope
 			if cmd.Flags().Changed("scope") {
-				s, err := writeScope(scopeName)
+				s, err := parseScope(scopeName, false)
 				if err != nil {
 					return err
 				}
@@ -410,13 +395,4 @@ func (a *app) scopeOfPlugin(opts config.LoadOptions, name string) (config.Scope,
 		return "", usageError("plugin %s is defined in %s, a file given with --config: edit that file", name, p.Source)
 	}
 	return "", &exitError{code: exitUsage, err: fmt.Errorf("no plugin %q is configured (see \"mcphost plugin list\"): %w", name, config.ErrNoSuchPlugin)}
-}
-
-// pasteableArg quotes s for a POSIX shell when it needs it, so that a
-// printed command can be pasted as it is.
-func pasteableArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\*?[]{}()<>|&;#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -39,30 +39,11 @@ as "mcphost tools --json" lists it.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := server.take(cmd, args)[0]
-			ctx := withStartProgress(cmd.Context(), !asJSON)
-			var (
-				h    *host.Host
-				tool host.Tool
-				ok   bool
-				err  error
-			)
-			if server.set() {
-				var id string
-				if h, id, err = a.startAdhoc(ctx, &server); err != nil {
-					return err
-				}
-				defer a.closeHost(h)
-				tool, ok = resolveAdhoc(h, id, name)
-			} else {
-				if h, err = a.startHostFor(ctx, name); err != nil {
-					return err
-				}
-				defer a.closeHost(h)
-				tool, ok = h.Resolve(name)
+			h, tool, err := a.startForTool(withStartProgress(cmd.Context(), !asJSON), &server, name)
+			if err != nil {
+				return err
 			}
-			if !ok {
-				return a.unknownTool(h, name)
-			}
+			defer a.closeHost(h)
 			if asJSON {
 				return printJSON(a.stdout, tool)
 			}

@@ -199,6 +199,25 @@ func (f *fileReader) skip(name, reason string) {
 	f.res.Skipped = append(f.res.Skipped, Skipped{Name: name, Reason: reason})
 }
 
+// importSection is the importer of a file whose servers are one map, at
+// path ("key", or "parent.key" for a map inside another), each entry read
+// by read; missing is how the note for a file without it names the map.
+func importSection(path, missing string, read func(r *entryReader)) func(*fileReader, map[string]any) {
+	return func(f *fileReader, root map[string]any) {
+		m, key := root, path
+		if parent, k, ok := strings.Cut(path, "."); ok {
+			m, _ = root[parent].(map[string]any)
+			key = k
+		}
+		sec := f.section(m, path, key)
+		if sec == nil {
+			f.notef("no %s in this file", missing)
+			return
+		}
+		f.servers(sec, f.src.Scope, read)
+	}
+}
+
 // section returns root[key] as a map of servers; a section of the wrong
 // shape is a note, and an absent one nil.
 func (f *fileReader) section(root map[string]any, path string, key string) map[string]any {

@@ -10,14 +10,7 @@ import (
 
 // importMCPServers reads the "mcpServers" map that Claude Desktop, Cursor,
 // Windsurf and tenx write.
-func importMCPServers(f *fileReader, root map[string]any) {
-	sec := f.section(root, "mcpServers", "mcpServers")
-	if sec == nil {
-		f.notef("no \"mcpServers\" in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readMCPServer)
-}
+var importMCPServers = importSection("mcpServers", `"mcpServers"`, readMCPServer)
 
 // importClaudeCode reads .mcp.json, or ~/.claude.json: the user's servers
 // (mcpServers) and, under projects[<dir>].mcpServers, each directory's
@@ -182,17 +175,9 @@ func (r *entryReader) oauthBlock(field string, m map[string]any, names map[strin
 			}
 			out["client_secret"] = r.secretValue("client_secret", s)
 		default:
-			s, ok := scalarText(v)
-			if !ok {
-				r.im.drop(sub, "not a string")
-				continue
+			if c, ok := r.convertScalar(sub, v, "not a string"); ok {
+				out[to] = c
 			}
-			c, reason := r.convert(sub, s, true)
-			if reason != "" {
-				r.im.drop(sub, reason)
-				continue
-			}
-			out[to] = c
 		}
 	}
 	if len(out) == 0 {
@@ -242,14 +227,7 @@ func scopeList(v any) []any {
 
 // importBeans reads a Beans agent's .beans/mcp.json: "servers" with a
 // transport, and an auth block of its own.
-func importBeans(f *fileReader, root map[string]any) {
-	sec := f.section(root, "servers", "servers")
-	if sec == nil {
-		f.notef("no \"servers\" in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readBeansServer)
-}
+var importBeans = importSection("servers", `"servers"`, readBeansServer)
 
 func readBeansServer(r *entryReader) {
 	e := &r.im.Entry
@@ -333,15 +311,7 @@ func (r *entryReader) beansAuth(m map[string]any) {
 }
 
 // importCodelia reads Codelia's config.json: mcp.servers.<id>.
-func importCodelia(f *fileReader, root map[string]any) {
-	mcp, _ := root["mcp"].(map[string]any)
-	sec := f.section(mcp, "mcp.servers", "servers")
-	if sec == nil {
-		f.notef("no \"mcp.servers\" in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readCodeliaServer)
-}
+var importCodelia = importSection("mcp.servers", `"mcp.servers"`, readCodeliaServer)
 
 func readCodeliaServer(r *entryReader) {
 	e := &r.im.Entry

@@ -9,14 +9,7 @@ import (
 const trustReason = "mcphost asks through policy, not per server"
 
 // importCodex reads Codex's config.toml: [mcp_servers.<id>].
-func importCodex(f *fileReader, root map[string]any) {
-	sec := f.section(root, "mcp_servers", "mcp_servers")
-	if sec == nil {
-		f.notef("no [mcp_servers] in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readCodexServer)
-}
+var importCodex = importSection("mcp_servers", "[mcp_servers]", readCodexServer)
 
 func readCodexServer(r *entryReader) {
 	e := &r.im.Entry
@@ -205,14 +198,7 @@ func readGeminiServer(r *entryReader) {
 }
 
 // importZed reads Zed's settings.json: context_servers.
-func importZed(f *fileReader, root map[string]any) {
-	sec := f.section(root, "context_servers", "context_servers")
-	if sec == nil {
-		f.notef("no \"context_servers\" in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readZedServer)
-}
+var importZed = importSection("context_servers", `"context_servers"`, readZedServer)
 
 func readZedServer(r *entryReader) {
 	e := &r.im.Entry
@@ -255,14 +241,7 @@ func readZedServer(r *entryReader) {
 }
 
 // importGoose reads Goose's config.yaml: extensions.
-func importGoose(f *fileReader, root map[string]any) {
-	sec := f.section(root, "extensions", "extensions")
-	if sec == nil {
-		f.notef("no \"extensions\" in this file")
-		return
-	}
-	f.servers(sec, f.src.Scope, readGooseExtension)
-}
+var importGoose = importSection("extensions", `"extensions"`, readGooseExtension)
 
 func readGooseExtension(r *entryReader) {
 	e := &r.im.Entry

@@ -81,26 +81,46 @@ var (
 
 // convertEditor rewrites ${env:VAR}, ${workspaceFolder} and the like.
 func (r *entryReader) convertEditor(field, s string, expands bool) (string, string) {
+	return rewriteRefs(s, expands, func(ref string) (string, int, string) {
+		if !strings.HasPrefix(ref, "${") {
+			return "", 0, ""
+		}
+		end := strings.IndexByte(ref[2:], '}')
+		if end < 0 {
+			return "", 0, ""
+		}
+		rep, reason := r.editorVar(field, ref[2:2+end], expands)
+		return rep, end + 3, reason
+	})
+}
+
+// rewriteRefs copies s, replacing the references in it: at each "$", ref
+// is given the rest of s and returns the replacement and the length of
+// the reference it read (0 for none: the "$" is literal, doubled when
+// mcphost expands the field), or a reason s cannot be converted.
+func rewriteRefs(s string, expands bool, ref func(rest string) (string, int, string)) (string, string) {
 	if !strings.Contains(s, "$") {
 		return s, ""
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		if strings.HasPrefix(s[i:], "${") {
-			if end := strings.IndexByte(s[i+2:], '}'); end >= 0 {
-				rep, reason := r.editorVar(field, s[i+2:i+2+end], expands)
-				if reason != "" {
-					return "", reason
-				}
-				b.WriteString(rep)
-				i += end + 3
-				continue
-			}
-		}
-		if s[i] == '$' && expands {
-			b.WriteString("$$")
-		} else {
+		if s[i] != '$' {
 			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		rep, n, reason := ref(s[i:])
+		switch {
+		case reason != "":
+			return "", reason
+		case n > 0:
+			b.WriteString(rep)
+			i += n
+			continue
+		case expands:
+			b.WriteString("$$")
+		default:
+			b.WriteByte('$')
 		}
 		i++
 	}
@@ -191,38 +211,24 @@ func (r *entryReader) input(field, id string, expands bool) (string, string) {
 // convertDollar rewrites Gemini CLI's $VAR and ${VAR} as ${VAR}; any other
 // "$" is literal.
 func (r *entryReader) convertDollar(field, s string, expands bool) (string, string) {
-	if !strings.Contains(s, "$") {
-		return s, ""
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] == '$' {
-			name, n := "", 0
-			if strings.HasPrefix(s[i:], "${") {
-				if end := strings.IndexByte(s[i+2:], '}'); end >= 0 && envName.MatchString(s[i+2:i+2+end]) {
-					name, n = s[i+2:i+2+end], end+3
-				}
-			} else if m := leadingName.FindString(s[i+1:]); m != "" {
-				name, n = m, len(m)+1
+	return rewriteRefs(s, expands, func(ref string) (string, int, string) {
+		name, n := "", 0
+		if strings.HasPrefix(ref, "${") {
+			if end := strings.IndexByte(ref[2:], '}'); end >= 0 && envName.MatchString(ref[2:2+end]) {
+				name, n = ref[2:2+end], end+3
 			}
-			if name != "" {
-				if !expands {
-					return "", fmt.Sprintf("mcphost does not expand variables in %s, and $%s cannot be resolved now", field, name)
-				}
-				r.im.convertf("$%s → ${%s} (mcphost refuses to start the server while it is unset)", name, name)
-				b.WriteString("${" + name + "}")
-				i += n
-				continue
-			}
+		} else if m := leadingName.FindString(ref[1:]); m != "" {
+			name, n = m, len(m)+1
 		}
-		if s[i] == '$' && expands {
-			b.WriteString("$$")
-		} else {
-			b.WriteByte(s[i])
+		switch {
+		case name == "":
+			return "", 0, ""
+		case !expands:
+			return "", 0, fmt.Sprintf("mcphost does not expand variables in %s, and $%s cannot be resolved now", field, name)
 		}
-		i++
-	}
-	return b.String(), ""
+		r.im.convertf("$%s → ${%s} (mcphost refuses to start the server while it is unset)", name, name)
+		return "${" + name + "}", n, ""
+	})
 }
 
 var leadingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)

@@ -212,6 +212,23 @@ func (r *entryReader) list(k string) ([]string, bool) {
 	return out, true
 }
 
+// convertScalar converts v, the value of field, for a field mcphost
+// expands; a value that is not a scalar (notText says so) or that cannot
+// be converted is dropped.
+func (r *entryReader) convertScalar(field string, v any, notText string) (string, bool) {
+	s, ok := scalarText(v)
+	if !ok {
+		r.im.drop(field, notText)
+		return "", false
+	}
+	c, reason := r.convert(field, s, true)
+	if reason != "" {
+		r.im.drop(field, reason)
+		return "", false
+	}
+	return c, true
+}
+
 // values reads a list field and converts every element.
 func (r *entryReader) values(k string) []string {
 	l, ok := r.list(k)
@@ -253,17 +270,9 @@ func (r *entryReader) valueMap(k string, header bool) map[string]string {
 			r.im.drop(field, "not a valid environment variable name")
 			continue
 		}
-		s, ok := scalarText(m[name])
-		if !ok {
-			r.im.drop(field, "the value is not a string")
-			continue
+		if c, ok := r.convertScalar(field, m[name], "the value is not a string"); ok {
+			out[name] = c
 		}
-		c, reason := r.convert(field, s, true)
-		if reason != "" {
-			r.im.drop(field, reason)
-			continue
-		}
-		out[name] = c
 	}
 	if len(out) == 0 {
 		return nil

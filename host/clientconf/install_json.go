@@ -62,10 +62,7 @@ func (ed entryEditor) parseJSON(src []byte) (*installDoc, error) {
 	if !ok {
 		return nil, fmt.Errorf("clientconf: %s does not hold a JSON object at the top: fix it (or move it away) and run the command again", ed.path)
 	}
-	nl := "\n"
-	if bytes.Contains(src, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := lineEnding(src)
 	return &installDoc{src: src, root: root, obj: obj, nl: nl}, nil
 }
 
@@ -187,10 +184,7 @@ func (ed entryEditor) jsonUninstall(src []byte, check func(any) error) (out []by
 // freshJSON is a new document holding the entry, after whatever comments
 // the file held.
 func (ed entryEditor) freshJSON(src []byte, entry entryObj) []byte {
-	nl := "\n"
-	if bytes.Contains(src, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := lineEnding(src)
 	st := memberStyle{pretty: true, unit: "  ", nl: nl}
 	text := "{" + nl + st.unit + st.member(ed.shape.container, entryObj{{ed.name, entry}}, st.unit) + nl + "}" + nl
 	if len(bytes.TrimSpace(src)) == 0 {

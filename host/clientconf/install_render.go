@@ -48,6 +48,15 @@ func jsonQuote(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// lineEnding is the line ending a file uses: "\r\n" if it has any, else
+// "\n".
+func lineEnding(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // memberStyle is how the members around an insertion are laid out.
 type memberStyle struct {
 	pretty bool   // one member per line

@@ -57,31 +57,30 @@ func parseTOMLSafely(src []byte) (doc map[string]any, err error) {
 	return toml.Parser().Unmarshal(src)
 }
 
-func (ed entryEditor) tomlServers(doc map[string]any) (map[string]any, error) {
+// tomlServers parses src and returns the document and its table of
+// servers (nil when there is none).
+func (ed entryEditor) tomlServers(src []byte) (doc, servers map[string]any, err error) {
+	doc, err = ed.parseTOML(src)
+	if err != nil {
+		return nil, nil, err
+	}
 	v, ok := doc[ed.shape.container]
 	if !ok {
-		return nil, nil
+		return doc, nil, nil
 	}
-	servers, ok := v.(map[string]any)
+	servers, ok = v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("clientconf: in %s, %s is not a table: fix it by hand", ed.path, ed.shape.container)
+		return nil, nil, fmt.Errorf("clientconf: in %s, %s is not a table: fix it by hand", ed.path, ed.shape.container)
 	}
-	return servers, nil
+	return doc, servers, nil
 }
 
 func (ed entryEditor) tomlInstall(src []byte, entry entryObj, want map[string]any, force bool) (out []byte, old any, has bool, err error) {
-	doc, err := ed.parseTOML(src)
+	doc, servers, err := ed.tomlServers(src)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	servers, err := ed.tomlServers(doc)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	nl := "\n"
-	if bytes.Contains(src, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := lineEnding(src)
 	table := tomlTable(ed.shape.container, ed.name, entry, nl)
 	if cur, ok := servers[ed.name]; ok {
 		if sameEntry(cur, want) {
@@ -116,11 +115,7 @@ func (ed entryEditor) tomlInstall(src []byte, entry entryObj, want map[string]an
 }
 
 func (ed entryEditor) tomlUninstall(src []byte, check func(any) error) (out []byte, old any, has bool, err error) {
-	doc, err := ed.parseTOML(src)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	servers, err := ed.tomlServers(doc)
+	doc, servers, err := ed.tomlServers(src)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -131,10 +126,7 @@ func (ed entryEditor) tomlUninstall(src []byte, check func(any) error) (out []by
 	if err := check(cur); err != nil {
 		return nil, nil, false, err
 	}
-	nl := "\n"
-	if bytes.Contains(src, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := lineEnding(src)
 	start, end, ok := ed.tomlRegion(src, nl)
 	if !ok {
 		return nil, nil, false, ed.tomlUneditable("")

@@ -18,6 +18,8 @@ import (
 // the stack (which Go cannot recover from) instead of being refused.
 const maxFileDepth = 100
 
+var errTooDeep = fmt.Errorf("nested more than %d levels deep", maxFileDepth)
+
 // maxFileValues bounds how many values one file may hold (a 4 MiB file of tiny
 // values would otherwise become millions of Go values).
 const maxFileValues = 200_000
@@ -66,7 +68,7 @@ func readJSONC(data []byte) (any, error) {
 		return nil, nil
 	}
 	if d := nestingOf(data, jsoncText); d > maxFileDepth {
-		return nil, fmt.Errorf("nested more than %d levels deep", maxFileDepth)
+		return nil, errTooDeep
 	}
 	std, err := hujson.Standardize(data)
 	if err != nil {
@@ -83,7 +85,7 @@ func readJSONC(data []byte) (any, error) {
 
 func readTOML(data []byte) (any, error) {
 	if d := nestingOf(data, tomlText); d > maxFileDepth {
-		return nil, fmt.Errorf("nested more than %d levels deep", maxFileDepth)
+		return nil, errTooDeep
 	}
 	var m map[string]any
 	if err := toml.Unmarshal(data, &m); err != nil {
@@ -129,51 +131,49 @@ func plainValues(v any, depth int, nodes *int) (any, error) {
 		return nil, fmt.Errorf("more than %d values", maxFileValues)
 	}
 	if depth > maxFileDepth {
-		return nil, fmt.Errorf("nested more than %d levels deep", maxFileDepth)
+		return nil, errTooDeep
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			n, err := plainValues(e, depth+1, nodes)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = n
-		}
-		return out, nil
+		return plainMap(t, depth, nodes)
 	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			n, err := plainValues(e, depth+1, nodes)
-			if err != nil {
-				return nil, err
-			}
-			out[fmt.Sprint(k)] = n
-		}
-		return out, nil
+		return plainMap(t, depth, nodes)
 	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			n, err := plainValues(e, depth+1, nodes)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
+		return plainList(t, depth, nodes)
 	case []map[string]any: // TOML arrays of tables
-		out := make([]any, len(t))
-		for i, e := range t {
-			n, err := plainValues(e, depth+1, nodes)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
+		return plainList(t, depth, nodes)
 	}
 	return v, nil
+}
+
+// plainMap is plainValues for a map: its keys become strings.
+func plainMap[K comparable](t map[K]any, depth int, nodes *int) (any, error) {
+	out := make(map[string]any, len(t))
+	for k, e := range t {
+		n, err := plainValues(e, depth+1, nodes)
+		if err != nil {
+			return nil, err
+		}
+		key, ok := any(k).(string)
+		if !ok {
+			key = fmt.Sprint(k)
+		}
+		out[key] = n
+	}
+	return out, nil
+}
+
+// plainList is plainValues for a list.
+func plainList[E any](t []E, depth int, nodes *int) (any, error) {
+	out := make([]any, len(t))
+	for i, e := range t {
+		n, err := plainValues(e, depth+1, nodes)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
 }
 
 type textSyntax int

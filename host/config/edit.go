@@ -46,6 +46,16 @@ func projectOf(r *resolved, scope Scope) *resolved {
 	return nil
 }
 
+// scopeEdit is e as an edit of the file of scope: checked by the scope's
+// rules, a trusted project kept trusted, a new local file headed with the
+// directory it belongs to.
+func scopeEdit(r *resolved, scope Scope, e fileEdit) fileEdit {
+	e.kind = scopeKind(scope)
+	e.project = projectOf(r, scope)
+	e.header = headerOf(r, scope)
+	return e
+}
+
 // editFile applies e to path (an absent file counts as empty) and writes the
 // result atomically. JSON keeps unknown keys but not their order (written
 // with 2-space indent); TOML is decoded and re-encoded, which loses comments.

@@ -50,55 +50,34 @@ var ErrPluginExists = errors.New("plugin already exists")
 var ErrNoSuchPlugin = errors.New("no such plugin")
 
 // pairs lists the set fields in the documented order (pluginFields).
-func (e PluginEntry) pairs() []pair {
-	var p []pair
-	add := func(k string, v any, set bool) {
-		if set {
-			p = append(p, pair{k, v})
-		}
-	}
-	add("name", e.Name, true)
-	add("path", e.Path, true)
-	add("sha256", e.SHA256, e.SHA256 != "")
-	add("hooks", e.Hooks, len(e.Hooks) > 0)
-	add("servers", e.Servers, len(e.Servers) > 0)
-	add("config", e.Config, len(e.Config) > 0)
+func (e PluginEntry) pairs() fieldList {
+	var p fieldList
+	p.add("name", e.Name, true)
+	p.add("path", e.Path, true)
+	p.add("sha256", e.SHA256, e.SHA256 != "")
+	p.add("hooks", e.Hooks, len(e.Hooks) > 0)
+	p.add("servers", e.Servers, len(e.Servers) > 0)
+	p.add("config", e.Config, len(e.Config) > 0)
 	var lim fieldList
-	if e.TimeoutMS != 0 {
-		lim = append(lim, pair{"timeout_ms", e.TimeoutMS})
-	}
-	if e.MemoryMB != 0 {
-		lim = append(lim, pair{"memory_mb", e.MemoryMB})
-	}
-	if e.MaxOutputBytes != 0 {
-		lim = append(lim, pair{"max_output_bytes", e.MaxOutputBytes})
-	}
-	add("limits", lim, len(lim) > 0)
-	add("secrets", e.Secrets, len(e.Secrets) > 0)
-	add("allowed_hosts", e.AllowedHosts, len(e.AllowedHosts) > 0)
-	add("allow_private", e.AllowPrivate, e.AllowPrivate)
-	add("on_error", e.OnError, e.OnError != "")
-	add("mode", e.Mode, e.Mode != "")
+	lim.add("timeout_ms", e.TimeoutMS, e.TimeoutMS != 0)
+	lim.add("memory_mb", e.MemoryMB, e.MemoryMB != 0)
+	lim.add("max_output_bytes", e.MaxOutputBytes, e.MaxOutputBytes != 0)
+	p.add("limits", lim, len(lim) > 0)
+	p.add("secrets", e.Secrets, len(e.Secrets) > 0)
+	p.add("allowed_hosts", e.AllowedHosts, len(e.AllowedHosts) > 0)
+	p.add("allow_private", e.AllowPrivate, e.AllowPrivate)
+	p.add("on_error", e.OnError, e.OnError != "")
+	p.add("mode", e.Mode, e.Mode != "")
 	return p
 }
 
 // fields returns the entry as a generic map, as a parser would give it.
-func (e PluginEntry) fields() map[string]any {
-	m := map[string]any{}
-	for _, p := range e.pairs() {
-		m[p.key] = toGeneric(p.val)
-	}
-	return m
-}
+func (e PluginEntry) fields() map[string]any { return e.pairs().generic() }
 
 func (e PluginEntry) yamlNode() (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for _, p := range e.pairs() {
-		var v yaml.Node
-		if err := v.Encode(p.val); err != nil {
-			return nil, fmt.Errorf("config: plugin %q: %s: %w", e.Name, p.key, err)
-		}
-		n.Content = append(n.Content, yamlString(p.key), &v)
+	n, err := e.pairs().node()
+	if err != nil {
+		return nil, fmt.Errorf("config: plugin %q: %w", e.Name, err)
 	}
 	return n, nil
 }
@@ -134,11 +113,7 @@ func pathFor(p, file string, scope Scope) string {
 // fails every call (the other files are checked when the configuration
 // loads; one that does not is reported by Load anyway).
 func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (string, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", err
-	}
-	path, err := scopeFile(r, scope)
+	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
 	}
@@ -152,10 +127,7 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 	exists := func() error {
 		return fmt.Errorf("config: %s: plugin %q: %w (remove it first, or replace it)", path, entry.Name, ErrPluginExists)
 	}
-	err = editFile(path, fileEdit{
-		kind:    scopeKind(scope),
-		project: projectOf(r, scope),
-		header:  headerOf(r, scope),
+	err = editFile(path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -191,7 +163,7 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 			m["plugins"] = list
 			return nil
 		},
-	})
+	}))
 	return path, err
 }
 
@@ -199,11 +171,7 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 // file. A name the file does not hold is an error wrapping ErrNoSuchPlugin
 // that says where the plugin is defined, if anywhere.
 func RemovePlugin(opts LoadOptions, scope Scope, name string) (string, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", err
-	}
-	path, err := scopeFile(r, scope)
+	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
 	}
@@ -217,10 +185,7 @@ func RemovePlugin(opts LoadOptions, scope Scope, name string) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return path, notHere()
 	}
-	err = editFile(path, fileEdit{
-		kind:    scopeKind(scope),
-		project: projectOf(r, scope),
-		header:  headerOf(r, scope),
+	err = editFile(path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			seq, err := yamlPlugins(root, path, false)
 			if err != nil {
@@ -248,7 +213,7 @@ func RemovePlugin(opts LoadOptions, scope Scope, name string) (string, error) {
 			m["plugins"] = append(list[:i], list[i+1:]...)
 			return nil
 		},
-	})
+	}))
 	return path, err
 }
 
@@ -279,28 +244,12 @@ func pluginDefinedElsewhere(r *resolved, path, name string) string {
 // yamlPlugins returns the plugins sequence of root; with create, an absent
 // or null one is made. Without create, an absent list is nil.
 func yamlPlugins(root *yaml.Node, path string, create bool) (*yaml.Node, error) {
-	i := yamlGet(root, "plugins")
-	if i < 0 {
-		if !create {
-			return nil, nil
-		}
-		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		root.Content = append(root.Content, yamlString("plugins"), seq)
-		return seq, nil
+	if i := yamlGet(root, "plugins"); !create && (i < 0 || yamlIsNull(root.Content[i+1])) {
+		return nil, nil
 	}
-	seq := root.Content[i+1]
-	if seq.Kind == yaml.ScalarNode && seq.Tag == "!!null" {
-		if !create {
-			return nil, nil
-		}
-		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", LineComment: seq.LineComment}
-		root.Content[i+1] = seq
-	}
-	if seq.Kind != yaml.SequenceNode {
+	seq := yamlCollection(root, "plugins", yaml.SequenceNode)
+	if seq == nil {
 		return nil, fmt.Errorf("config: %s: plugins: must be a plain list of plugin entries (an alias? edit it by hand)", path)
-	}
-	if len(seq.Content) == 0 {
-		seq.Style = 0 // "plugins: []" becomes a block list
 	}
 	return seq, nil
 }

@@ -142,14 +142,20 @@ func scopeFile(r *resolved, scope Scope) (string, error) {
 	return filepath.Join(dir, base+".yaml"), nil
 }
 
+// scopeTarget resolves opts and returns the file a write to scope touches.
+func scopeTarget(opts LoadOptions, scope Scope) (*resolved, string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := scopeFile(r, scope)
+	return r, p, err
+}
+
 // ScopeFile returns the file that writes to scope (local, project or user)
 // touch, and whether it exists yet.
 func ScopeFile(opts LoadOptions, scope Scope) (string, bool, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", false, err
-	}
-	p, err := scopeFile(r, scope)
+	_, p, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", false, err
 	}

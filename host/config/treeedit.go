@@ -69,7 +69,7 @@ func editYAML(path string, data []byte, edit func(root *yaml.Node) error) ([]byt
 		doc.Content = []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}
 	}
 	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+	if yamlIsNull(root) {
 		root.Kind, root.Tag, root.Value = yaml.MappingNode, "!!map", ""
 	}
 	if root.Kind != yaml.MappingNode {
@@ -130,7 +130,7 @@ func yamlFindEntry(root *yaml.Node, id string) (*yaml.Node, int, error) {
 			continue
 		}
 		s := root.Content[i+1]
-		if s.Kind == yaml.ScalarNode && s.Tag == "!!null" {
+		if yamlIsNull(s) {
 			continue
 		}
 		if s.Kind != yaml.MappingNode {
@@ -143,40 +143,56 @@ func yamlFindEntry(root *yaml.Node, id string) (*yaml.Node, int, error) {
 	return nil, 0, nil
 }
 
+// yamlServersForAdd returns the mapping new entries go into: "servers", or
+// "mcpServers" if the file only uses that.
 func yamlServersForAdd(root *yaml.Node) (*yaml.Node, error) {
 	key := "servers"
 	if yamlGet(root, "servers") < 0 && yamlGet(root, "mcpServers") >= 0 {
 		key = "mcpServers"
 	}
-	i := yamlGet(root, key)
-	if i < 0 {
-		s := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		root.Content = append(root.Content, yamlString(key), s)
-		return s, nil
-	}
-	s := root.Content[i+1]
-	if s.Kind == yaml.ScalarNode && s.Tag == "!!null" {
-		s = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: s.LineComment}
-		root.Content[i+1] = s
-	}
-	if s.Kind != yaml.MappingNode {
+	s := yamlCollection(root, key, yaml.MappingNode)
+	if s == nil {
 		return nil, fmt.Errorf("config: %s: must be a plain map of server id to entry (an alias? edit it by hand)", key)
-	}
-	if len(s.Content) == 0 {
-		s.Style = 0 // "servers: {}" becomes a block map
 	}
 	return s, nil
 }
 
+// yamlCollection returns the value of key in root, a mapping or a sequence
+// as kind says, made when it is absent or null (keeping a null's line
+// comment); nil when it is of another kind. An empty one is set to block
+// style ("servers: {}" and "plugins: []" become blocks as entries go in).
+func yamlCollection(root *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
+	tag := "!!map"
+	if kind == yaml.SequenceNode {
+		tag = "!!seq"
+	}
+	i := yamlGet(root, key)
+	if i < 0 {
+		n := &yaml.Node{Kind: kind, Tag: tag}
+		root.Content = append(root.Content, yamlString(key), n)
+		return n
+	}
+	n := root.Content[i+1]
+	if yamlIsNull(n) {
+		n = &yaml.Node{Kind: kind, Tag: tag, LineComment: n.LineComment}
+		root.Content[i+1] = n
+	}
+	if n.Kind != kind {
+		return nil
+	}
+	if len(n.Content) == 0 {
+		n.Style = 0
+	}
+	return n
+}
+
+func yamlIsNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
 // yamlNode builds the entry's mapping node, fields in the documented order.
 func (e ServerEntry) yamlNode() (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for _, p := range e.pairs() {
-		var v yaml.Node
-		if err := v.Encode(p.val); err != nil {
-			return nil, fmt.Errorf("config: server %q: %s: %w", e.ID, p.key, err)
-		}
-		n.Content = append(n.Content, yamlString(p.key), &v)
+	n, err := e.pairs().node()
+	if err != nil {
+		return nil, fmt.Errorf("config: server %q: %w", e.ID, err)
 	}
 	return n, nil
 }
@@ -193,7 +209,7 @@ func yamlSetTrust(root *yaml.Node, rec trustRecord) error {
 		return nil
 	}
 	seq := root.Content[i+1]
-	if seq.Kind == yaml.ScalarNode && seq.Tag == "!!null" {
+	if yamlIsNull(seq) {
 		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		root.Content[i+1] = seq
 	}

@@ -100,11 +100,7 @@ func toGeneric(v any) any {
 		}
 		return out
 	case fieldList:
-		out := make(map[string]any, len(t))
-		for _, p := range t {
-			out[p.key] = toGeneric(p.val)
-		}
-		return out
+		return t.generic()
 	case time.Duration, fmt.Stringer:
 		return v
 	}

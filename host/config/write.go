@@ -79,7 +79,15 @@ type pair struct {
 // YAML in the documented order; toGeneric turns it into a plain map.
 type fieldList []pair
 
-func (l fieldList) MarshalYAML() (any, error) {
+// add appends the field k when it is set.
+func (l *fieldList) add(k string, v any, set bool) {
+	if set {
+		*l = append(*l, pair{k, v})
+	}
+}
+
+// node is l as a YAML mapping, keys in order.
+func (l fieldList) node() (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, p := range l {
 		var v yaml.Node
@@ -91,66 +99,56 @@ func (l fieldList) MarshalYAML() (any, error) {
 	return n, nil
 }
 
-// pairs lists the set fields in the documented order.
-func (e ServerEntry) pairs() []pair {
-	var p []pair
-	add := func(k string, v any, set bool) {
-		if set {
-			p = append(p, pair{k, v})
-		}
-	}
-	add("transport", e.Transport, e.Transport != "")
-	add("command", e.Command, e.Command != "")
-	add("args", e.Args, len(e.Args) > 0)
-	add("env", e.Env, len(e.Env) > 0)
-	add("env_file", e.EnvFile, e.EnvFile != "")
-	add("cwd", e.Cwd, e.Cwd != "")
-	add("url", e.URL, e.URL != "")
-	add("headers", e.Headers, len(e.Headers) > 0)
-	if e.Enabled != nil {
-		add("enabled", *e.Enabled, true)
-	}
-	add("startup_timeout", e.StartupTimeout, e.StartupTimeout != "")
-	add("request_timeout", e.RequestTimeout, e.RequestTimeout != "")
-	add("protocol_version", e.ProtocolVersion, e.ProtocolVersion != "")
-	if e.Tools != nil && (len(e.Tools.Allow) > 0 || len(e.Tools.Deny) > 0) {
-		var t fieldList
-		if len(e.Tools.Allow) > 0 {
-			t = append(t, pair{"allow", e.Tools.Allow})
-		}
-		if len(e.Tools.Deny) > 0 {
-			t = append(t, pair{"deny", e.Tools.Deny})
-		}
-		add("tools", t, true)
-	}
-	add("max_message_bytes", e.MaxMessageBytes, e.MaxMessageBytes != 0)
-	add("health_interval", e.HealthInterval, e.HealthInterval != "")
-	if r := e.Reconnect; r != nil && (r.InitialDelay != "" || r.MaxDelay != "" || r.MaxAttempts != 0) {
-		var rl fieldList
-		if r.InitialDelay != "" {
-			rl = append(rl, pair{"initial_delay", r.InitialDelay})
-		}
-		if r.MaxDelay != "" {
-			rl = append(rl, pair{"max_delay", r.MaxDelay})
-		}
-		if r.MaxAttempts != 0 {
-			rl = append(rl, pair{"max_attempts", r.MaxAttempts})
-		}
-		add("reconnect", rl, true)
-	}
-	add("auth", blockList(e.Auth), len(e.Auth) > 0)
-	add("oauth", blockList(e.OAuth), len(e.OAuth) > 0)
-	return p
-}
+func (l fieldList) MarshalYAML() (any, error) { return l.node() }
 
-// fields returns the entry as a generic map, as a parser would give it.
-func (e ServerEntry) fields() map[string]any {
-	m := map[string]any{}
-	for _, p := range e.pairs() {
+// generic is l as a plain map, as a parser would give it.
+func (l fieldList) generic() map[string]any {
+	m := make(map[string]any, len(l))
+	for _, p := range l {
 		m[p.key] = toGeneric(p.val)
 	}
 	return m
 }
+
+// pairs lists the set fields in the documented order.
+func (e ServerEntry) pairs() fieldList {
+	var p fieldList
+	p.add("transport", e.Transport, e.Transport != "")
+	p.add("command", e.Command, e.Command != "")
+	p.add("args", e.Args, len(e.Args) > 0)
+	p.add("env", e.Env, len(e.Env) > 0)
+	p.add("env_file", e.EnvFile, e.EnvFile != "")
+	p.add("cwd", e.Cwd, e.Cwd != "")
+	p.add("url", e.URL, e.URL != "")
+	p.add("headers", e.Headers, len(e.Headers) > 0)
+	if e.Enabled != nil {
+		p.add("enabled", *e.Enabled, true)
+	}
+	p.add("startup_timeout", e.StartupTimeout, e.StartupTimeout != "")
+	p.add("request_timeout", e.RequestTimeout, e.RequestTimeout != "")
+	p.add("protocol_version", e.ProtocolVersion, e.ProtocolVersion != "")
+	var t fieldList
+	if e.Tools != nil {
+		t.add("allow", e.Tools.Allow, len(e.Tools.Allow) > 0)
+		t.add("deny", e.Tools.Deny, len(e.Tools.Deny) > 0)
+	}
+	p.add("tools", t, len(t) > 0)
+	p.add("max_message_bytes", e.MaxMessageBytes, e.MaxMessageBytes != 0)
+	p.add("health_interval", e.HealthInterval, e.HealthInterval != "")
+	var rl fieldList
+	if r := e.Reconnect; r != nil {
+		rl.add("initial_delay", r.InitialDelay, r.InitialDelay != "")
+		rl.add("max_delay", r.MaxDelay, r.MaxDelay != "")
+		rl.add("max_attempts", r.MaxAttempts, r.MaxAttempts != 0)
+	}
+	p.add("reconnect", rl, len(rl) > 0)
+	p.add("auth", blockList(e.Auth), len(e.Auth) > 0)
+	p.add("oauth", blockList(e.OAuth), len(e.OAuth) > 0)
+	return p
+}
+
+// fields returns the entry as a generic map, as a parser would give it.
+func (e ServerEntry) fields() map[string]any { return e.pairs().generic() }
 
 // Validate checks the entry by the rules Load applies. ${VAR} references
 // are checked for syntax only (the variables need not be set now), and a
@@ -346,11 +344,7 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 // an error unless replace is set, in which case it is replaced as a whole.
 // The entry is validated first; an invalid one is not written.
 func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (string, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", err
-	}
-	path, err := scopeFile(r, scope)
+	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
 	}
@@ -364,10 +358,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 	exists := func() error {
 		return fmt.Errorf("config: %s: server %q: %w (remove it first, or replace it)", path, entry.ID, ErrServerExists)
 	}
-	err = editFile(path, fileEdit{
-		kind:    scopeKind(scope),
-		project: projectOf(r, scope),
-		header:  headerOf(r, scope),
+	err = editFile(path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -407,7 +398,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 			servers[entry.ID] = entry.fields()
 			return nil
 		},
-	})
+	}))
 	return path, err
 }
 
@@ -415,11 +406,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 // in that file (or a file that does not exist) is an error naming the file
 // and saying where the server comes from instead, if anywhere.
 func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", err
-	}
-	path, err := scopeFile(r, scope)
+	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
 	}
@@ -427,9 +414,7 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return path, notInScope(opts, r, scope, path, false, id)
 	}
-	err = editFile(path, fileEdit{
-		kind:    scopeKind(scope),
-		project: projectOf(r, scope),
+	err = editFile(path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -452,7 +437,7 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 			delete(servers, id)
 			return nil
 		},
-	})
+	}))
 	return path, err
 }
 
@@ -487,11 +472,7 @@ func RemoveServerAnyScope(opts LoadOptions, id string) (string, Scope, error) {
 // without copying it. The user scope takes no such override: it would show
 // up, incomplete, in every other project.
 func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string, error) {
-	r, err := opts.resolve()
-	if err != nil {
-		return "", err
-	}
-	path, err := scopeFile(r, scope)
+	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
 	}
@@ -517,10 +498,7 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 		}
 		return src, nil
 	}
-	err = editFile(path, fileEdit{
-		kind:    scopeKind(scope),
-		project: projectOf(r, scope),
-		header:  headerOf(r, scope),
+	err = editFile(path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -539,7 +517,7 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 				return yamlSet(entry, "enabled", yamlBool(enabled))
 			}
 			entry := m.Content[i+1]
-			if entry.Kind == yaml.ScalarNode && entry.Tag == "!!null" {
+			if yamlIsNull(entry) {
 				entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 				m.Content[i+1] = entry
 			}
@@ -574,7 +552,7 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 			entry["enabled"] = enabled
 			return nil
 		},
-	})
+	}))
 	return path, err
 }
 
