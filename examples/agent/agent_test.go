@@ -34,6 +34,7 @@ type fakeModel struct {
 	mu       sync.Mutex
 	requests int
 	failures []string
+	results  []string // the tool results the model was given
 }
 
 func (m *fakeModel) fail(format string, args ...any) {
@@ -63,6 +64,9 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.fail("header %s: %q", want.header, got)
 	}
 	tool, result, callID := m.read(body)
+	if result != "" {
+		m.results = append(m.results, result)
+	}
 	if tool == "" {
 		m.fail("no echo tool offered: %v", body["tools"])
 		http.Error(w, "no tool", http.StatusBadRequest)

@@ -51,20 +51,12 @@ type openAIChat struct {
 }
 
 func (c *openAIChat) send(ctx context.Context) (reply, error) {
-	body := map[string]any{"model": c.s.model, "messages": c.messages}
-	if len(c.tools) > 0 {
-		body["tools"] = c.tools
-	}
-	header := map[string]string{}
-	if c.s.apiKey != "" {
-		header["Authorization"] = "Bearer " + c.s.apiKey
-	}
 	var resp struct {
 		Choices []struct {
 			Message json.RawMessage `json:"message"`
 		} `json:"choices"`
 	}
-	if err := c.s.post(ctx, c.s.baseURL+"/chat/completions", header, body, &resp); err != nil {
+	if err := c.s.postOpenAI(ctx, "/chat/completions", "messages", c.messages, c.tools, &resp); err != nil {
 		return reply{}, err
 	}
 	if len(resp.Choices) == 0 {
@@ -84,6 +76,21 @@ func (c *openAIChat) send(ctx context.Context) (reply, error) {
 
 func (c *openAIChat) answer(results []any) { c.messages = append(c.messages, results...) }
 
+// postOpenAI posts a request of either OpenAI API: the model, the
+// conversation so far under key, the tools if any, and the API key as a
+// bearer token.
+func (s *settings) postOpenAI(ctx context.Context, path, key string, conversation, tools []any, out any) error {
+	body := map[string]any{"model": s.model, key: conversation}
+	if len(tools) > 0 {
+		body["tools"] = tools
+	}
+	header := map[string]string{}
+	if s.apiKey != "" {
+		header["Authorization"] = "Bearer " + s.apiKey
+	}
+	return s.post(ctx, s.baseURL+path, header, body, out)
+}
+
 // responsesChat speaks the Responses API (POST {base}/responses), sending
 // the whole conversation each time (every output item is passed back, as
 // OpenAI asks, rather than a previous_response_id).
@@ -94,18 +101,10 @@ type responsesChat struct {
 }
 
 func (c *responsesChat) send(ctx context.Context) (reply, error) {
-	body := map[string]any{"model": c.s.model, "input": c.input}
-	if len(c.tools) > 0 {
-		body["tools"] = c.tools
-	}
-	header := map[string]string{}
-	if c.s.apiKey != "" {
-		header["Authorization"] = "Bearer " + c.s.apiKey
-	}
 	var resp struct {
 		Output []json.RawMessage `json:"output"`
 	}
-	if err := c.s.post(ctx, c.s.baseURL+"/responses", header, body, &resp); err != nil {
+	if err := c.s.postOpenAI(ctx, "/responses", "input", c.input, c.tools, &resp); err != nil {
 		return reply{}, err
 	}
 	var r reply

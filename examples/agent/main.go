@@ -5,7 +5,7 @@
 // prints the model's final answer.
 //
 //	MCPHOST_AGENT_PROVIDER=anthropic MCPHOST_AGENT_MODEL=claude-sonnet-4-5 \
-//	MCPHOST_AGENT_API_KEY=... go run ./examples/agent "What is in notes.txt?"
+//	MCPHOST_AGENT_API_KEY_FILE=~/.config/anthropic.key go run ./examples/agent "What is in notes.txt?"
 //
 // See README.md beside this file for every setting.
 package main
@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/providers"
+	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
 
@@ -37,8 +39,12 @@ const maxCallsPerTurn = 32
 // closeTimeout bounds stopping the MCP servers at the end.
 const closeTimeout = 10 * time.Second
 
-// keyVariable holds the model API's key.
-const keyVariable = "MCPHOST_AGENT_API_KEY"
+// keyVariable holds the model API's key; keyFileVariable names a file
+// that holds it.
+const (
+	keyVariable     = "MCPHOST_AGENT_API_KEY"
+	keyFileVariable = "MCPHOST_AGENT_API_KEY_FILE"
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -51,8 +57,11 @@ func main() {
 }
 
 // environment reads the process environment, taking the key out of it
-// first: stdio servers inherit this process's environment, and must not
-// see the key.
+// first: stdio servers inherit the environment this process has when they
+// start (os.Environ), which then no longer holds the key. The environment
+// the process started with stays readable to processes of the same user
+// (/proc/PID/environ on Linux), stdio servers included: the key file
+// (keyFileVariable) keeps the key out of it.
 func environment() func(string) string {
 	key := os.Getenv(keyVariable)
 	os.Unsetenv(keyVariable)
@@ -66,8 +75,21 @@ func environment() func(string) string {
 
 // run is the whole program; env and load stand for the process's
 // environment and configuration files, so that tests run it in-process.
+//
+// What it prints, and the error it returns, pass through scrub: the
+// secrets of the configuration (server URLs' query values and passwords,
+// headers, env values) and the API key are replaced by ****, whatever
+// prints them (an HTTP error quoting a URL, the host's log, a server).
 func run(ctx context.Context, args []string, env func(string) string, load config.LoadOptions,
-	stdout, stderr io.Writer) error {
+	stdout, stderr io.Writer) (err error) {
+	rOut, rErr := redact.NewWriter(stdout), redact.NewWriter(stderr)
+	stdout, stderr = rOut, rErr
+	scrub := func(text string) string { return text }
+	defer func() {
+		if err != nil {
+			err = errors.New(scrub(err.Error()))
+		}
+	}()
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&load.ConfigFile, "config", load.ConfigFile, "an mcphost configuration `file` to read beside the usual ones")
@@ -93,6 +115,13 @@ func run(ctx context.Context, args []string, env func(string) string, load confi
 	if err != nil {
 		return err
 	}
+	secrets := cfg.SecretValues()
+	if s.apiKey != "" {
+		secrets = append([]string{s.apiKey}, secrets...)
+	}
+	rOut.SetSecrets(secrets)
+	rErr.SetSecrets(secrets)
+	scrub = newScrubber(secrets)
 	level := hclog.Error
 	if *verbose {
 		level = hclog.Warn
@@ -113,7 +142,7 @@ func run(ctx context.Context, args []string, env func(string) string, load confi
 	}
 	for _, st := range h.Status() {
 		if st.Enabled && st.State != host.StateReady {
-			fmt.Fprintf(stderr, "agent: server %s is %s: %s\n", termtext.Line(st.ID), st.State, termtext.Line(st.Error))
+			fmt.Fprintf(stderr, "agent: server %s is %s: %s\n", termtext.Line(st.ID), st.State, termtext.Line(scrub(st.Error)))
 		}
 	}
 
@@ -128,7 +157,7 @@ func run(ctx context.Context, args []string, env func(string) string, load confi
 	}
 	fmt.Fprintf(stderr, "agent: %d tools offered to %s\n", len(ts.Tools), s.format)
 	conv := newConversation(s, ts.Tools, prompt)
-	answer, err := loop(ctx, s, h, ts, conv, stderr, *verbose)
+	answer, err := loop(ctx, s, h, ts, conv, stderr, *verbose, scrub)
 	if err != nil {
 		return err
 	}
@@ -137,9 +166,10 @@ func run(ctx context.Context, args []string, env func(string) string, load confi
 }
 
 // loop asks the model until it answers without tool calls, running the
-// calls of every reply through the host.
+// calls of every reply through the host. The text of a failure goes to
+// the model with the secrets scrubbed out.
 func loop(ctx context.Context, s *settings, h *host.Host, ts *providers.Toolset, conv conversation,
-	stderr io.Writer, verbose bool) (string, error) {
+	stderr io.Writer, verbose bool, scrub func(string) string) (string, error) {
 	for turn := 1; turn <= s.maxTurns; turn++ {
 		r, err := conv.send(ctx)
 		if err != nil {
@@ -162,6 +192,7 @@ func loop(ctx context.Context, s *settings, h *host.Host, ts *providers.Toolset,
 			}
 			switch {
 			case err != nil:
+				err = errors.New(scrub(err.Error()))
 				fmt.Fprintf(stderr, "agent: %s\n", termtext.Line(err.Error()))
 			case verbose && res.IsError:
 				fmt.Fprintf(stderr, "agent: %s failed\n", termtext.Line(call.Tool))
@@ -171,4 +202,23 @@ func loop(ctx context.Context, s *settings, h *host.Host, ts *providers.Toolset,
 		conv.answer(results)
 	}
 	return "", fmt.Errorf("agent: no final answer after %d model requests; raise MCPHOST_AGENT_MAX_TURNS", s.maxTurns)
+}
+
+// urlPattern finds URLs in text.
+var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// newScrubber returns a function that takes secrets out of text: each of
+// the values given, then the password and the query values of every URL
+// (config.RedactURL), which catches those too short to be listed.
+func newScrubber(secrets []string) func(string) string {
+	var pairs []string
+	for _, v := range secrets {
+		if v != "" {
+			pairs = append(pairs, v, redact.Placeholder)
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	return func(text string) string {
+		return urlPattern.ReplaceAllStringFunc(r.Replace(text), config.RedactURL)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,9 @@ func readSettings(env func(string) string) (*settings, error) {
 	if s.model = strings.TrimSpace(env("MCPHOST_AGENT_MODEL")); s.model == "" {
 		return nil, errors.New("agent: MCPHOST_AGENT_MODEL is not set: name the model to use")
 	}
-	s.apiKey = strings.TrimSpace(env(keyVariable))
+	if s.apiKey, err = readKey(env); err != nil {
+		return nil, err
+	}
 	s.baseURL = strings.TrimRight(strings.TrimSpace(env("MCPHOST_AGENT_BASE_URL")), "/")
 	if s.baseURL == "" {
 		s.baseURL = defaultBaseURLs[f]
@@ -89,6 +92,42 @@ func readSettings(env func(string) string) (*settings, error) {
 	return s, nil
 }
 
+// maxKeyFileBytes bounds the key file read: keys are short.
+const maxKeyFileBytes = 16 << 10
+
+// readKey reads the API key: from the file keyFileVariable names (read
+// once, whole, and trimmed), or from keyVariable; not both.
+func readKey(env func(string) string) (string, error) {
+	key := strings.TrimSpace(env(keyVariable))
+	file := strings.TrimSpace(env(keyFileVariable))
+	if file == "" {
+		return key, nil
+	}
+	if key != "" {
+		return "", fmt.Errorf("agent: both %s and %s are set: use one", keyVariable, keyFileVariable)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", fmt.Errorf("agent: %s: %v", keyFileVariable, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("agent: %s: %v", keyFileVariable, err)
+	case len(data) > maxKeyFileBytes:
+		return "", fmt.Errorf("agent: %s: the file is over %d KiB: not a key", keyFileVariable, maxKeyFileBytes>>10)
+	}
+	key = strings.TrimSpace(string(data))
+	switch {
+	case key == "":
+		return "", fmt.Errorf("agent: %s: the file is empty", keyFileVariable)
+	case strings.ContainsAny(key, "\r\n"):
+		return "", fmt.Errorf("agent: %s: the file holds more than one line: not a key", keyFileVariable)
+	}
+	return key, nil
+}
+
 // checkBaseURL refuses a base URL that would leak the key: one with a
 // password in it, or plain http to anything but this machine.
 func checkBaseURL(raw string, withKey bool) error {
@@ -97,7 +136,7 @@ func checkBaseURL(raw string, withKey bool) error {
 		return errors.New("agent: MCPHOST_AGENT_BASE_URL is not an http(s) URL")
 	}
 	if u.User != nil {
-		return errors.New("agent: MCPHOST_AGENT_BASE_URL holds credentials: put the key in MCPHOST_AGENT_API_KEY instead")
+		return errors.New("agent: MCPHOST_AGENT_BASE_URL holds credentials: put the key in MCPHOST_AGENT_API_KEY_FILE instead")
 	}
 	if u.Scheme == "http" && withKey && !loopback(u.Hostname()) {
 		return fmt.Errorf("agent: MCPHOST_AGENT_BASE_URL is plain http to %s: the API key would travel in clear; use https", cut(u.Hostname()))

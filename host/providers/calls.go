@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/internal/jsonscan"
@@ -37,7 +39,8 @@ type Call struct {
 	Name string
 	// Tool is the public name: host.Host.CallTool's name argument.
 	Tool string
-	// Arguments are the arguments for CallTool, never nil.
+	// Arguments are the arguments for CallTool: never nil when the call
+	// was read without an error, nil when it was not.
 	Arguments map[string]any
 }
 
@@ -71,25 +74,48 @@ type wireCall struct {
 //   - MCP, tools/call params {"name","arguments":{...}}
 //
 // Arguments given as JSON text or as an object are both read. On an error
-// the Call is still returned when its id and name could be read, so that
-// the error can be answered as the call's result.
+// a Call is still returned, with the id and name that could be read (its
+// Arguments nil), so that the error can be answered as the call's result:
+// a provider refuses a request where a tool call goes unanswered. Only for
+// data that is not a JSON object at all is the Call empty.
+//
+// The names are those of the request this Toolset made: parse a reply with
+// the Toolset whose Tools were sent (a name changed to fit the provider
+// may differ between Convert calls with other tools).
 func (ts *Toolset) ParseCall(data []byte) (*Call, error) {
+	h := readHead(data)
+	id, name := h.id, h.name
+	switch ts.Format {
+	case OpenAI:
+		name = h.fnName
+	case OpenAIResponses:
+		if h.callID != "" {
+			id = h.callID
+		}
+	case Gemini:
+		if h.hasFC {
+			id, name = h.fcID, h.fcName
+		}
+	}
+	partial := &Call{ID: id, Name: name}
+	if public, ok := ts.PublicName(name); ok {
+		partial.Tool = public
+	}
 	if len(data) > maxCallBytes {
-		return nil, fmt.Errorf("providers: %s: a tool call of %d bytes, over the limit of %d", ts.Format, len(data), maxCallBytes)
+		return partial, fmt.Errorf("providers: %s: a tool call of %d bytes, over the limit of %d: %w", ts.Format, len(data), maxCallBytes, ErrInvalidArguments)
 	}
 	if d := jsonscan.Depth(data); d > maxArgumentDepth+2 {
-		return nil, fmt.Errorf("providers: %s: a tool call nesting %d levels deep, over the limit of %d", ts.Format, d, maxArgumentDepth)
+		return partial, fmt.Errorf("providers: %s: a tool call nesting %d levels deep, over the limit of %d: %w", ts.Format, d, maxArgumentDepth, ErrInvalidArguments)
 	}
 	var w wireCall
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("providers: %s: a tool call that is not a JSON object of the expected shape: %v", ts.Format, err)
+		return partial, fmt.Errorf("providers: %s: %s", ts.Format, shapeError(err))
 	}
-	var id, name string
 	var args json.RawMessage
 	switch ts.Format {
 	case OpenAI:
 		if w.Function == nil {
-			return nil, fmt.Errorf("providers: openai: a tool call without \"function\" (want {\"id\",\"type\":\"function\",\"function\":{\"name\",\"arguments\"}})")
+			return partial, fmt.Errorf("providers: openai: a tool call without \"function\" (want {\"id\",\"type\":\"function\",\"function\":{\"name\",\"arguments\"}})")
 		}
 		id, name, args = w.ID, w.Function.Name, w.Function.Arguments
 	case OpenAIResponses:
@@ -109,6 +135,139 @@ func (ts *Toolset) ParseCall(data []byte) (*Call, error) {
 		id, name, args = w.ID, w.Name, w.Arguments
 	}
 	return ts.NewCall(id, name, args)
+}
+
+// shapeError says what is wrong with a tool call that does not decode, in
+// the provider's field names.
+func shapeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "an object"
+		if te.Type != nil && te.Type.Kind() == reflect.String {
+			want = "a string"
+		}
+		if te.Field == "" {
+			return fmt.Sprintf("a tool call that is a JSON %s, not an object", te.Value)
+		}
+		return fmt.Sprintf("a tool call whose %q is a JSON %s, not %s", te.Field, te.Value, want)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("a tool call that is not JSON (at byte %d: %v)", se.Offset, se)
+	}
+	return "a tool call that is not a JSON object of the expected shape"
+}
+
+// head is what identifies a call: its ids and names, read without its
+// arguments, so that a call over the limits can still be answered.
+type head struct {
+	id, callID, name, fnName string
+	fcID, fcName             string
+	hasFC                    bool
+}
+
+// readHead reads the ids and names of a call object token by token,
+// skipping every other value without keeping it (and without a depth
+// limit: the limits are checked afterwards). It reads what it can of data
+// that is cut short or broken.
+func readHead(data []byte) head {
+	var h head
+	dec := json.NewDecoder(bytes.NewReader(data))
+	readObject(dec, func(key string) bool {
+		switch {
+		case strings.EqualFold(key, "id"):
+			h.id = readString(dec)
+		case strings.EqualFold(key, "call_id"):
+			h.callID = readString(dec)
+		case strings.EqualFold(key, "name"):
+			h.name = readString(dec)
+		case strings.EqualFold(key, "function"):
+			readObject(dec, func(k string) bool {
+				if strings.EqualFold(k, "name") {
+					h.fnName = readString(dec)
+					return true
+				}
+				return skipValue(dec)
+			})
+		case strings.EqualFold(key, "functionCall"):
+			h.hasFC = readObject(dec, func(k string) bool {
+				switch {
+				case strings.EqualFold(k, "id"):
+					h.fcID = readString(dec)
+				case strings.EqualFold(k, "name"):
+					h.fcName = readString(dec)
+				default:
+					return skipValue(dec)
+				}
+				return true
+			})
+		default:
+			return skipValue(dec)
+		}
+		return true
+	})
+	return h
+}
+
+// readObject reads an object's keys, calling member for each to read its
+// value; false when the next value is not an object or a token fails.
+func readObject(dec *json.Decoder, member func(key string) bool) bool {
+	t, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	if t != json.Delim('{') {
+		skipRest(dec, t)
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok || !member(key) {
+			return false
+		}
+	}
+	_, err = dec.Token() // '}'
+	return err == nil
+}
+
+// readString reads a string value ("" for another kind, skipped).
+func readString(dec *json.Decoder) string {
+	t, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	if s, ok := t.(string); ok {
+		return s
+	}
+	skipRest(dec, t)
+	return ""
+}
+
+// skipValue skips the next value; false when a token fails.
+func skipValue(dec *json.Decoder) bool {
+	t, err := dec.Token()
+	return err == nil && skipRest(dec, t)
+}
+
+// skipRest skips the rest of a value whose first token was t.
+func skipRest(dec *json.Decoder, t json.Token) bool {
+	if t != json.Delim('{') && t != json.Delim('[') {
+		return true
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return true
 }
 
 // NewCall makes a Call from its parts, for callers who read the reply
@@ -135,8 +294,8 @@ func (ts *Toolset) NewCall(id, name string, arguments []byte) (*Call, error) {
 func decodeArguments(raw []byte) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
-		if len(raw) > maxCallBytes {
-			return nil, fmt.Errorf("%d bytes, over the limit of %d", len(raw), MaxArgumentBytes)
+		if len(raw) > maxCallBytes { // JSON text escaped once more: up to about twice as long
+			return nil, fmt.Errorf("%d bytes as a JSON string, over the limit of %d", len(raw), maxCallBytes)
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {

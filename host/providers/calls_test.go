@@ -107,9 +107,20 @@ func TestParseCallErrors(t *testing.T) {
 			t.Errorf("%s: call %+v", tc.name, c)
 		}
 	}
-	for _, bad := range []string{``, `[]`, `{"id":"c1"}`, `{"function":"x"}`, strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100)} {
-		if _, err := ts.ParseCall([]byte(bad)); err == nil {
-			t.Errorf("ParseCall(%.40q): no error", bad)
+	for _, bad := range []struct{ call, words string }{
+		{``, "not JSON"},
+		{`[]`, "a tool call that is a JSON array, not an object"},
+		{`{"id":"c1"}`, `without "function"`},
+		{`{"function":"x"}`, `whose "function" is a JSON string, not an object`},
+		{`{"id":7,"function":{}}`, `whose "id" is a JSON number, not a string`},
+		{strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100), "levels deep"},
+	} {
+		c, err := ts.ParseCall([]byte(bad.call))
+		if err == nil || !strings.Contains(err.Error(), bad.words) || strings.Contains(err.Error(), "Go struct") {
+			t.Errorf("ParseCall(%.40q): error %v, want one saying %s", bad.call, err, bad.words)
+		}
+		if c == nil || c.Arguments != nil {
+			t.Errorf("ParseCall(%.40q): call %+v", bad.call, c)
 		}
 	}
 	// An argument value never appears in an error.
@@ -137,5 +148,39 @@ func TestParseCallKeepsLargeIntegers(t *testing.T) {
 	}
 	if got := mustJSON(t, c.Arguments); got != `{"id":9007199254740993}` {
 		t.Errorf("arguments %s", got)
+	}
+}
+
+// A call over the limits (which a model can be talked into by what a tool
+// returned) still has its id and name, so that its failure can be answered:
+// a provider refuses a request where a tool call goes unanswered.
+func TestParseCallOverLimitsKeepsTheCall(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 80) + `1` + strings.Repeat(`}`, 80)
+	big := `{"a":"` + strings.Repeat("x", 3*providers.MaxArgumentBytes) + `"}`
+	for _, tc := range []struct {
+		f          providers.Format
+		call, want string // want: in the result
+	}{
+		{providers.OpenAI, `{"id":"c1","type":"function","function":{"name":"mcp__fs__read_file","arguments":` + deep + `}}`, `"tool_call_id":"c1"`},
+		{providers.OpenAIResponses, `{"type":"function_call","id":"fc","call_id":"c1","name":"mcp__fs__read_file","arguments":` + big + `}`, `"call_id":"c1"`},
+		{providers.Anthropic, `{"type":"tool_use","id":"c1","name":"mcp__fs__read_file","input":` + deep + `}`, `"tool_use_id":"c1"`},
+		{providers.Anthropic, `{"type":"tool_use","input":` + big + `,"id":"c1","name":"mcp__fs__read_file"}`, `"tool_use_id":"c1"`},
+		{providers.Gemini, `{"functionCall":{"args":` + deep + `,"id":"c1","name":"mcp__fs__read_file"}}`, `"id":"c1","name":"mcp__fs__read_file"`},
+	} {
+		ts, err := providers.Convert(tc.f, readFileTools(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ts.ParseCall([]byte(tc.call))
+		if !errors.Is(err, providers.ErrInvalidArguments) || !strings.Contains(err.Error(), "over the limit") {
+			t.Errorf("%s: error %v", tc.f, err)
+		}
+		if c == nil || c.ID != "c1" || c.Tool != "mcp__fs__read_file" || c.Arguments != nil {
+			t.Errorf("%s: call %+v", tc.f, c)
+			continue
+		}
+		if got := mustJSON(t, ts.Result(c, nil, err)); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: result %.200s, want it to hold %s", tc.f, got, tc.want)
+		}
 	}
 }

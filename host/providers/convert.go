@@ -14,7 +14,9 @@ import (
 type Options struct {
 	// NonStrict sends OpenAI schemas as the servers wrote them, with
 	// strict false, instead of rewriting them for strict mode (where the
-	// model's arguments always match the schema).
+	// model's arguments always match the schema). Only what OpenAI refuses
+	// even then is fixed, as for a schema that cannot be made strict (an
+	// array without items gets items {}; see normalizer).
 	NonStrict bool
 }
 
@@ -32,6 +34,11 @@ const (
 // Toolset is a set of tools converted for one provider. Send Tools to the
 // model; keep the Toolset to read the model's calls (ParseCall) and to
 // answer them (Result). It is safe for concurrent use once built.
+//
+// Read a reply with the Toolset whose Tools went into its request: a name
+// changed to fit the provider depends on the other tools converted with
+// it, so a Toolset of another Convert call (tools added or removed) may
+// map it to another tool, or to none.
 type Toolset struct {
 	Format Format
 	// Tools is what goes into the request's tool list, one element per
@@ -53,8 +60,10 @@ type toolEntry struct {
 
 // Convert turns tools (as host.Host.Tools lists them) into format's tool
 // definitions. It fails only for a format it does not know, too many
-// tools, or tool names that are empty or not unique; whatever a schema
-// holds, the tool is converted, and what could not be is in Warnings.
+// tools, tool names that are empty or not unique, or a name changed to fit
+// the provider for which no free name is found (only a flood of crafted
+// names gets there); whatever a schema holds, the tool is converted, and
+// what could not be is in Warnings.
 func Convert(format Format, tools []host.Tool, opts *Options) (*Toolset, error) {
 	if !format.valid() {
 		_, err := ParseFormat(string(format))
@@ -125,7 +134,8 @@ func (ts *Toolset) convertTool(t host.Tool, name string, entry *toolEntry, opts 
 
 	switch ts.Format {
 	case OpenAI, OpenAIResponses:
-		params, strict := any(root), false
+		var params any
+		strict := false
 		if !opts.NonStrict {
 			s, plan, warnings, err := toStrict(t.Name, decodedRoot, root)
 			var ns *notStrict
@@ -137,6 +147,12 @@ func (ts *Toolset) convertTool(t host.Tool, name string, entry *toolEntry, opts 
 				ts.warn(t.Name, ns.path, "not strict-safe (%s): sent with strict false, the model may send arguments that do not match", ns.reason)
 			}
 		}
+		if !strict {
+			// As written, but for what OpenAI refuses even with strict off.
+			s, warnings := normalize(t.Name, root, true)
+			params = s
+			ts.Warnings = append(ts.Warnings, warnings...)
+		}
 		if ts.Format == OpenAIResponses {
 			return &ResponsesTool{Type: "function", Name: name, Description: desc, Parameters: params, Strict: strict}
 		}
@@ -146,7 +162,9 @@ func (ts *Toolset) convertTool(t host.Tool, name string, entry *toolEntry, opts 
 		}
 		return &OpenAITool{Type: "function", Function: OpenAIFunction{Name: name, Description: desc, Parameters: params, Strict: strict}}
 	case Anthropic:
-		return &AnthropicTool{Name: name, Description: desc, InputSchema: root}
+		s, warnings := normalize(t.Name, root, false)
+		ts.Warnings = append(ts.Warnings, warnings...)
+		return &AnthropicTool{Name: name, Description: desc, InputSchema: s}
 	default: // Gemini
 		params, warnings := toGemini(t.Name, decodedRoot, root)
 		ts.Warnings = append(ts.Warnings, warnings...)

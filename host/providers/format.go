@@ -11,8 +11,14 @@
 //	ts, err := providers.Convert(providers.Anthropic, h.Tools(), nil)
 //	// send ts.Tools as the request's "tools"; ts.Warnings say what was lost
 //	call, err := ts.ParseCall(toolUseBlock) // a tool_use block of the reply
-//	res, err := h.CallTool(ctx, call.Tool, call.Arguments)
+//	var res *mcp.CallToolResult
+//	if err == nil {
+//		res, err = h.CallTool(ctx, call.Tool, call.Arguments)
+//	}
 //	block := ts.Result(call, res, err) // a tool_result block for the next turn
+//
+// Every tool call of a reply must be answered, a failed one too: call is
+// never nil, and Result turns err into a failed call the model reads.
 //
 // The formats are the Chat Completions and Responses APIs of OpenAI (and
 // the many servers that copy them), Anthropic's Messages API, Gemini's
@@ -131,10 +137,14 @@ type Warning struct {
 }
 
 func (w Warning) String() string {
-	if w.Path == "" {
-		return w.Tool + ": " + w.Message
+	s := w.Message
+	if w.Path != "" {
+		s = w.Path + ": " + s
 	}
-	return w.Tool + ": " + w.Path + ": " + w.Message
+	if w.Tool != "" {
+		s = w.Tool + ": " + s
+	}
+	return s
 }
 
 // cut shortens outside text quoted in messages and errors.

@@ -27,6 +27,10 @@ func seedSchemas(f *testing.F) {
 		`{"type":"object","properties":{"x":{"oneOf":[{"type":"null"}],"anyOf":[{"type":"null"}]},"y":{"type":"object","nullable":true,"properties":{}}}}`,
 		`{"type":"object","required":["a","a",1],"properties":{"a":{"not":{"type":"string"},"if":{},"then":{},"else":{}}}}`,
 		`{"type":"object","properties":{"~/a":{"$ref":"#/properties/~0~1a"},"%25":{"$ref":"#/properties/%2525"}}}`,
+		`{"type":"object","required":true,"properties":{"x":"number","t":{"type":"array","items":[{"type":"string"}],"additionalItems":{}},
+			"n":{"type":["number","number"],"minimum":1,"exclusiveMinimum":true,"maxLength":1.5,"multipleOf":0}}}`,
+		`{"type":"object","properties":{"a":{"type":"array"},"e":{"type":"string","enum":[]},"f":{"type":"string","enum":[1]}}}`,
+		`{"anyOf":[{"properties":{"a":{"type":"string"}}},{"properties":{"b":{"$ref":"#/anyOf/0/properties/a"}}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -71,10 +75,15 @@ func FuzzConvert(f *testing.F) {
 					if p := strictProblem(c.params, ""); p != "" {
 						t.Fatalf("%s strict: %s\n%s", format, p, mustJSON(t, c.params))
 					}
+				} else if p := schemaProblem(c.params, "", true); p != "" {
+					t.Fatalf("%s not strict: %s\n%s", format, p, mustJSON(t, c.params))
 				}
 			case providers.Anthropic:
 				if c.params["type"] != "object" {
 					t.Fatalf("anthropic: top level %v", c.params["type"])
+				}
+				if p := schemaProblem(c.params, "", false); p != "" {
+					t.Fatalf("anthropic: %s\n%s", p, mustJSON(t, c.params))
 				}
 			case providers.Gemini:
 				if c.params != nil {
@@ -116,6 +125,9 @@ func FuzzParseCall(f *testing.F) {
 		for _, format := range providers.Formats() {
 			ts := sets[format]
 			c, err := ts.ParseCall(data)
+			if c == nil || err != nil && c.Arguments != nil {
+				t.Fatalf("%s: call %+v for error %v", format, c, err)
+			}
 			if err == nil {
 				if c == nil || c.Arguments == nil || c.Tool != "mcp__fs__read_file" {
 					t.Fatalf("%s: call %+v", format, c)

@@ -1,11 +1,14 @@
 package providers_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,7 +47,9 @@ func readBack(t testing.TB, ts *providers.Toolset, i int) converted {
 		t.Fatalf("marshal %s tool: %v", ts.Format, err)
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // as the provider reads them: 1e400 is a number too
+	if err := dec.Decode(&raw); err != nil {
 		t.Fatal(err)
 	}
 	c := converted{warnings: ts.Warnings, ts: ts}
@@ -251,4 +256,113 @@ func serverTools(t testing.TB, server string) []host.Tool {
 			Display: server + ":" + tl.Name, Title: tl.Title, Description: tl.Description, InputSchema: tl.InputSchema})
 	}
 	return tools
+}
+
+// schemaProblem says how a schema breaks what JSON Schema draft 2020-12's
+// meta-schema requires (Anthropic checks input_schema against it) or, with
+// openAI, what OpenAI refuses with strict off (an array without items);
+// "" when nothing.
+func schemaProblem(v any, path string, openAI bool) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if _, isBool := v.(bool); isBool {
+			return ""
+		}
+		return path + ": not a schema"
+	}
+	isNumber := func(x any) bool { _, ok := x.(json.Number); return ok }
+	isCount := func(x any) bool {
+		n, ok := x.(json.Number)
+		i, err := n.Int64()
+		return ok && err == nil && i >= 0
+	}
+	isNames := func(x any, nonEmpty bool) bool {
+		l, ok := x.([]any)
+		seen := map[any]bool{}
+		for _, e := range l {
+			if _, isStr := e.(string); !isStr || seen[e] {
+				return false
+			}
+			seen[e] = true
+		}
+		return ok && (!nonEmpty || len(l) > 0)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		val, p := m[k], path+"/"+k
+		bad := false
+		switch k {
+		case "type":
+			if s, ok := val.(string); ok {
+				val = []any{s}
+			}
+			bad = !isNames(val, true)
+			for _, t := range stringsOf(val) {
+				bad = bad || !slices.Contains([]string{"string", "number", "integer", "boolean", "object", "array", "null"}, t)
+			}
+		case "required":
+			bad = !isNames(val, false)
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+			sm, ok := val.(map[string]any)
+			bad = !ok
+			for _, name := range slices.Sorted(maps.Keys(sm)) {
+				if s := schemaProblem(sm[name], p+"/"+name, openAI); s != "" {
+					return s
+				}
+			}
+		case "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames":
+			if s := schemaProblem(val, p, openAI); s != "" {
+				return s
+			}
+		case "allOf", "anyOf", "oneOf", "prefixItems":
+			l, ok := val.([]any)
+			bad = !ok || len(l) == 0
+			for i, s := range l {
+				if s := schemaProblem(s, fmt.Sprintf("%s/%d", p, i), openAI); s != "" {
+					return s
+				}
+			}
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains":
+			bad = !isCount(val)
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			bad = !isNumber(val)
+		case "multipleOf":
+			f, err := strconv.ParseFloat(string(mustJSONValue(val)), 64)
+			bad = !isNumber(val) || err != nil || f <= 0
+		case "enum", "examples":
+			_, ok := val.([]any)
+			bad = !ok
+		case "title", "description", "pattern", "format", "$ref", "$id", "$schema", "$comment":
+			_, ok := val.(string)
+			bad = !ok
+		case "uniqueItems":
+			_, ok := val.(bool)
+			bad = !ok
+		}
+		if bad {
+			return fmt.Sprintf("%s: %s", p, mustJSONValue(val))
+		}
+	}
+	if _, hasItems := m["items"]; openAI && !hasItems && slices.Contains(stringsOf(m["type"]), "array") {
+		return path + ": an array without items"
+	}
+	return ""
+}
+
+func stringsOf(v any) []string {
+	if s, ok := v.(string); ok {
+		return []string{s}
+	}
+	var out []string
+	l, _ := v.([]any)
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func mustJSONValue(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -28,12 +28,26 @@ type ResponsesFunctionCallOutput struct {
 	Output any    `json:"output"` // string or []ResponsesOutputPart
 }
 
-// ResponsesOutputPart is one part of a function call's output.
+// ResponsesOutputPart is one part of a function call's output. Its JSON
+// has the fields of its type: "text" always for "input_text" (the API
+// wants it, even empty), "image_url" and "detail" for "input_image".
 type ResponsesOutputPart struct {
 	Type     string `json:"type"` // "input_text" or "input_image"
 	Text     string `json:"text,omitempty"`
 	ImageURL string `json:"image_url,omitempty"` // a data: URL
 	Detail   string `json:"detail,omitempty"`
+}
+
+// MarshalJSON writes the fields of the part's type.
+func (p ResponsesOutputPart) MarshalJSON() ([]byte, error) {
+	if p.Type == "input_text" {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{p.Type, p.Text})
+	}
+	type plain ResponsesOutputPart // without this method
+	return json.Marshal(plain(p))
 }
 
 // AnthropicToolResult answers a tool_use block: a content block of the
@@ -74,22 +88,15 @@ type GeminiFunctionResponse struct {
 	Response map[string]any `json:"response"`
 }
 
-// Image limits of the providers: a larger image is described instead.
-const (
-	anthropicMaxImage = 5 << 20  // bytes, as Anthropic documents
-	openAIMaxImage    = 20 << 20 // bytes
-)
-
-// The image types both providers take (OpenAI: no animated GIFs).
-var imageTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
-
 // Result turns the outcome of host.Host.CallTool for call into what the
 // provider wants back: *OpenAIToolMessage, *ResponsesFunctionCallOutput,
 // *AnthropicToolResult, *GeminiFunctionResponsePart or
 // *mcp.CallToolResult. A non-nil err (the call failed before the tool
 // answered: an unknown tool, a policy denial, a timeout) is reported as a
 // failed call, so that the model learns of it and the conversation goes
-// on. A nil call is taken as an empty one.
+// on. A nil call is taken as an empty one, whose answer carries no id:
+// providers refuse that, so pass the Call ParseCall returned, which has
+// the id also when it comes with an error.
 func (ts *Toolset) Result(call *Call, res *mcp.CallToolResult, err error) any {
 	if call == nil {
 		call = &Call{}
@@ -101,13 +108,13 @@ func (ts *Toolset) Result(call *Call, res *mcp.CallToolResult, err error) any {
 	}
 	switch ts.Format {
 	case OpenAI:
-		text := joinText(parts(res, 0, nil, "tool messages of the Chat Completions API carry text only"))
+		text := joinText(parts(res, imageRules{}, "tool messages of the Chat Completions API carry text only"))
 		if res.IsError {
 			text = "The tool failed: " + strings.TrimPrefix(text, "Error: ")
 		}
 		return &OpenAIToolMessage{Role: "tool", ToolCallID: call.ID, Content: text}
 	case OpenAIResponses:
-		ps := parts(res, openAIMaxImage, imageTypes, "")
+		ps := parts(res, responsesImages, "")
 		out := &ResponsesFunctionCallOutput{Type: "function_call_output", CallID: call.ID}
 		if !slices.ContainsFunc(ps, func(p part) bool { return p.image != nil }) {
 			out.Output = joinText(ps)
@@ -126,7 +133,7 @@ func (ts *Toolset) Result(call *Call, res *mcp.CallToolResult, err error) any {
 		return out
 	case Anthropic:
 		out := &AnthropicToolResult{Type: "tool_result", ToolUseID: call.ID, IsError: res.IsError}
-		for _, p := range parts(res, anthropicMaxImage, imageTypes, "") {
+		for _, p := range parts(res, anthropicImages, "") {
 			if p.image != nil {
 				out.Content = append(out.Content, AnthropicContent{Type: "image", Source: &AnthropicImageSource{
 					Type: "base64", MediaType: p.mime, Data: base64.StdEncoding.EncodeToString(p.image)}})
@@ -139,11 +146,11 @@ func (ts *Toolset) Result(call *Call, res *mcp.CallToolResult, err error) any {
 		resp := map[string]any{}
 		switch {
 		case res.IsError:
-			resp["error"] = strings.TrimPrefix(joinText(parts(res, 0, nil, "")), "Error: ")
+			resp["error"] = strings.TrimPrefix(joinText(parts(res, imageRules{}, "")), "Error: ")
 		case res.StructuredContent != nil:
 			resp["output"] = res.StructuredContent
 		default:
-			resp["output"] = joinText(parts(res, 0, nil, "function responses carry no images here"))
+			resp["output"] = joinText(parts(res, imageRules{}, "function responses carry no images here"))
 		}
 		return &GeminiFunctionResponsePart{FunctionResponse: GeminiFunctionResponse{ID: call.ID, Name: call.Name, Response: resp}}
 	default: // MCP
@@ -158,30 +165,25 @@ type part struct {
 	mime  string
 }
 
-// parts lists a result's content for a provider that takes images up to
-// maxImage bytes (0: none) of the given types (nil: any image/*). What it
-// cannot take is described in words, saying why (noImages, when set).
-// A result without content gives its structured content as JSON text.
-func parts(res *mcp.CallToolResult, maxImage int, imageTypes []string, noImages string) []part {
+// parts lists a result's content for a provider that takes the images its
+// rules let through; the others are described in words, saying why
+// (noImages, when set). A result without content gives its structured
+// content as JSON text.
+func parts(res *mcp.CallToolResult, rules imageRules, noImages string) []part {
 	var out []part
-	image := func(data []byte, mime, what string) {
-		ok := maxImage > 0 && len(data) <= maxImage && strings.HasPrefix(mime, "image/") &&
-			(imageTypes == nil || slices.Contains(imageTypes, mime))
-		if ok {
+	count, total := 0, 0
+	image := func(data []byte, declared, what string) {
+		mime, why := rules.check(data, count, total)
+		if why == "" {
+			count++
+			total += base64.StdEncoding.EncodedLen(len(data))
 			out = append(out, part{image: data, mime: mime})
 			return
 		}
-		why := noImages
-		switch {
-		case why != "":
-		case maxImage == 0:
-			why = "not passed on"
-		case len(data) > maxImage:
-			why = fmt.Sprintf("over the provider's limit of %d MiB", maxImage>>20)
-		default:
-			why = "a type the provider does not take"
+		if noImages != "" {
+			why = noImages
 		}
-		out = append(out, part{text: fmt.Sprintf("[%s %s, %d bytes: %s]", what, orUnknown(mime), len(data), why)})
+		out = append(out, part{text: fmt.Sprintf("[%s %s, %d bytes: %s]", what, orUnknown(declared), len(data), why)})
 	}
 	for _, c := range res.Content {
 		switch c := c.(type) {

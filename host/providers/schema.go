@@ -85,6 +85,7 @@ type walker struct {
 	active   map[string]int // $refs being expanded: meeting one again is a cycle
 	nodes    int
 	work     int
+	cutShort bool // the budget cut the schema short (warned once)
 }
 
 func newWalker(tool string, root map[string]any) *walker {
@@ -113,16 +114,37 @@ func (w *walker) spend(n int) bool {
 	return w.work <= maxWork
 }
 
+// over reports whether the budget is spent.
+func (w *walker) over() bool { return w.work > maxWork }
+
+// visit charges a look at node m: its keywords and the entries of its
+// lists (a node reached through a $ref is read again at every use).
+func (w *walker) visit(m map[string]any) bool { return w.spend(len(m) + listEntries(m)) }
+
+// tooLarge warns, once per walker, that the budget cut the schema short.
+func (w *walker) tooLarge(path string) {
+	if !w.cutShort {
+		w.cutShort = true
+		w.warn(path, "the schema is deeper than %d levels or too large with its $refs expanded: what lies below is not described", maxNesting)
+	}
+}
+
 var (
 	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
 	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 )
 
-// child is the JSON Pointer of a keyword (or property name) under path.
+// child is the JSON Pointer of a keyword (or property name) under path,
+// for warnings. Long names are cut and the path stops growing past
+// maxPathLen, so that a huge name costs nothing at every node below it.
 func child(path string, tokens ...string) string {
 	for _, t := range tokens {
-		path += "/" + pointerEscaper.Replace(t)
+		if len(path) > maxPathLen {
+			break
+		}
+		path += "/" + pointerEscaper.Replace(cut(t, maxPathToken))
 	}
+	workDone.Add(int64(1 + len(path)/16))
 	return path
 }
 
@@ -142,14 +164,21 @@ func (w *walker) release(r resolved) {
 
 // resolve follows m's $ref (keywords beside the $ref win over the
 // target's, as descriptions next to a $ref are meant to) and merges its
-// allOf. The $refs followed stay active until release, so that a $ref met
-// again below the node is known for a cycle.
+// allOf. The $refs of the node's own chain stay active until release, so
+// that a $ref met again below the node is known for a cycle; those merged
+// by allOf are released at once (the node is not what they name).
+// Every copy is paid for first: once the budget is spent, the node is
+// approximated by its own words.
 func (w *walker) resolve(m map[string]any, path string) resolved {
 	r := resolved{m: m, path: path}
 	for hops := 0; ; hops++ {
 		ref, ok := r.m["$ref"].(string)
 		if !ok {
 			break
+		}
+		if !w.spend(len(r.m)) {
+			w.shorten(&r)
+			return r
 		}
 		siblings := without(r.m, "$ref")
 		if hops == maxRefHops {
@@ -175,10 +204,15 @@ func (w *walker) resolve(m map[string]any, path string) resolved {
 			r.m = siblings
 			break
 		}
+		if !w.spend(len(target) + len(siblings)) {
+			r.m = siblings
+			w.shorten(&r)
+			return r
+		}
 		w.active[ref]++
 		r.refs = append(r.refs, ref)
-		w.spend(len(target) + len(siblings))
 		merged := make(map[string]any, len(target)+len(siblings))
+		workDone.Add(int64(len(target) + len(siblings)))
 		for k, v := range target {
 			merged[k] = v
 		}
@@ -188,10 +222,14 @@ func (w *walker) resolve(m map[string]any, path string) resolved {
 		r.m, r.path = merged, tpath
 	}
 	if all, ok := r.m["allOf"].([]any); ok && !r.cycle {
+		if !w.spend(len(r.m)) {
+			w.shorten(&r)
+			return r
+		}
 		base := without(r.m, "allOf")
 		for i, b := range all {
 			bpath := child(r.path, "allOf", strconv.Itoa(i))
-			if i == maxBranches || !w.spend(1) {
+			if i == maxBranches || w.over() {
 				w.warn(bpath, "allOf branches from here on are dropped (more than %d, or the schema is too large)", maxBranches)
 				break
 			}
@@ -203,7 +241,7 @@ func (w *walker) resolve(m map[string]any, path string) resolved {
 				continue
 			}
 			br := w.resolve(bm, bpath)
-			r.refs = append(r.refs, br.refs...)
+			w.release(br)
 			if br.cycle {
 				w.warn(bpath, "a recursive allOf branch is dropped")
 				continue
@@ -215,9 +253,36 @@ func (w *walker) resolve(m map[string]any, path string) resolved {
 	return r
 }
 
+// shorten cuts a node short once the budget is spent: only its own
+// words (title, description) and its type are kept.
+func (w *walker) shorten(r *resolved) {
+	w.tooLarge(r.path)
+	out := map[string]any{}
+	for _, k := range []string{"title", "description", "type"} {
+		if v, ok := r.m[k].(string); ok {
+			out[k] = v
+		}
+	}
+	r.m = out
+}
+
 // lookup resolves a $ref inside the tool's own schema: "#" or a JSON
 // Pointer fragment such as "#/$defs/Item" or "#/definitions/Item".
 func (w *walker) lookup(ref string) (map[string]any, string, error) {
+	return lookupIn(w.root, ref, w.spend)
+}
+
+// errTooLarge: the budget is spent.
+var errTooLarge = errors.New("the schema is too large")
+
+// lookupIn resolves ref in root, paying for the bytes of ref read (a long
+// $ref may be read from many places).
+func lookupIn(root map[string]any, ref string, spend func(int) bool) (map[string]any, string, error) {
+	cost := 1 + len(ref)/16 // a unit of work: a keyword, or 16 bytes read
+	workDone.Add(int64(cost))
+	if !spend(cost) {
+		return nil, "", errTooLarge
+	}
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil, "", errors.New("only references inside the schema (#...) are followed")
@@ -230,7 +295,7 @@ func (w *walker) lookup(ref string) (map[string]any, string, error) {
 	if frag != "" && !strings.HasPrefix(frag, "/") {
 		return nil, "", errors.New("anchors are not supported")
 	}
-	var cur any = w.root
+	var cur any = root
 	if frag != "" {
 		for _, tok := range strings.Split(frag[1:], "/") {
 			tok = pointerUnescaper.Replace(tok)
@@ -255,13 +320,16 @@ func (w *walker) lookup(ref string) (map[string]any, string, error) {
 	if !ok {
 		return nil, "", errors.New("it does not point to a schema object")
 	}
-	return m, frag, nil
+	return m, cut(frag, maxPathLen), nil
 }
 
 // merge adds src's keywords to dst, for allOf: properties and required are
 // united, other keywords kept from dst when both have them.
 func (w *walker) merge(dst, src map[string]any, path string) {
-	w.spend(len(src))
+	if !w.visit(src) {
+		w.tooLarge(path)
+		return
+	}
 	for _, k := range sortedKeys(src) {
 		v := src[k]
 		old, had := dst[k]
@@ -274,8 +342,12 @@ func (w *walker) merge(dst, src map[string]any, path string) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			w.spend(len(props) + len(add))
+			if !w.spend(len(props) + len(add)) {
+				w.tooLarge(path)
+				continue
+			}
 			union := make(map[string]any, len(props)+len(add))
+			workDone.Add(int64(len(props)))
 			for p, s := range props {
 				union[p] = s
 			}
@@ -288,7 +360,12 @@ func (w *walker) merge(dst, src map[string]any, path string) {
 			}
 			dst[k] = union
 		case k == "required":
-			dst[k] = unite(stringList(old), stringList(v))
+			a := stringList(old)
+			if !w.spend(len(a)) {
+				w.tooLarge(path)
+				continue
+			}
+			dst[k] = unite(a, stringList(v))
 		case k == "description" || k == "title" || k == "$schema" || k == "$id" || k == "$comment":
 			// The outer node's own words win.
 		case !w.equal(old, v):
@@ -343,10 +420,12 @@ func (w *walker) rootObject(v any) map[string]any {
 		}
 		return map[string]any{"type": "object", "properties": map[string]any{}}
 	}
+	w.visit(m)
 	m = without(m) // a copy: the decoded tree may be shared through $refs
 	if _, ok := m["$ref"]; ok || m["allOf"] != nil {
 		r := w.resolve(m, "")
 		w.release(r)
+		w.spend(len(r.m))
 		m = without(r.m)
 		for _, k := range []string{"$defs", "definitions"} { // for the $refs below
 			if d, ok := w.root[k]; ok {
@@ -361,11 +440,13 @@ func (w *walker) rootObject(v any) map[string]any {
 		}
 		delete(m, kw)
 		props, _ := m["properties"].(map[string]any)
+		w.spend(len(props))
 		props = without(props)
 		var required []string
 		first := true
 		for i, b := range branches {
-			if i == maxBranches {
+			if i == maxBranches || w.over() {
+				w.warn(child("", kw, strconv.Itoa(i)), "alternatives from here on are not merged (more than %d, or the schema is too large)", maxBranches)
 				break
 			}
 			bm, ok := b.(map[string]any)
@@ -375,16 +456,24 @@ func (w *walker) rootObject(v any) map[string]any {
 			br := w.resolve(bm, child("", kw, strconv.Itoa(i)))
 			w.release(br)
 			bp, _ := br.m["properties"].(map[string]any)
+			req := stringList(br.m["required"])
+			if !w.spend(len(bp) + len(req)) {
+				w.tooLarge(child("", kw, strconv.Itoa(i)))
+				break
+			}
 			for _, p := range sortedKeys(bp) {
 				if _, dup := props[p]; !dup {
 					props[p] = bp[p]
 				}
 			}
-			req := stringList(br.m["required"])
 			if first {
 				required, first = req, false
 			} else {
-				required = slices.DeleteFunc(required, func(s string) bool { return !slices.Contains(req, s) })
+				in := make(map[string]bool, len(req))
+				for _, r := range req {
+					in[r] = true
+				}
+				required = slices.DeleteFunc(required, func(s string) bool { return !in[s] })
 			}
 		}
 		m["properties"] = props
@@ -407,170 +496,4 @@ func (w *walker) rootObject(v any) map[string]any {
 		m["properties"] = map[string]any{}
 	}
 	return m
-}
-
-// typeList lists the JSON types a node allows by its "type" keyword (and the
-// OpenAPI "nullable"); nil when it has none.
-func typeList(m map[string]any) []string {
-	var ts []string
-	switch t := m["type"].(type) {
-	case string:
-		ts = []string{t}
-	case []any:
-		ts = stringList(t)
-	}
-	if m["nullable"] == true && len(ts) > 0 && !slices.Contains(ts, "null") {
-		ts = append(ts, "null")
-	}
-	return ts
-}
-
-// valueType is the JSON type of a decoded value.
-func valueType(v any) string {
-	switch n := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case json.Number:
-		if _, err := n.Int64(); err == nil {
-			return "integer"
-		}
-		return "number"
-	case float64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return ""
-}
-
-// inferType guesses the type of a node without one from its other
-// keywords; "" when nothing tells.
-func inferType(m map[string]any) string {
-	vals, _ := m["enum"].([]any)
-	if c, ok := m["const"]; ok {
-		vals = []any{c}
-	}
-	t := ""
-	for _, v := range vals {
-		vt := valueType(v)
-		switch {
-		case vt == "null":
-		case t == "" || t == vt:
-			t = vt
-		case t == "integer" && vt == "number" || t == "number" && vt == "integer":
-			t = "number"
-		default:
-			return ""
-		}
-	}
-	if t != "" {
-		return t
-	}
-	switch {
-	case m["properties"] != nil || m["additionalProperties"] != nil:
-		return "object"
-	case m["items"] != nil || m["prefixItems"] != nil:
-		return "array"
-	}
-	return ""
-}
-
-// allowsNull reports whether a schema certainly accepts null (looked at
-// one level deep: enough for the "optional and nullable" pattern of
-// generated schemas).
-func allowsNull(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v == true
-	}
-	if len(m) == 0 || slices.Contains(typeList(m), "null") {
-		return true
-	}
-	if vals, ok := m["enum"].([]any); ok && slices.Contains(vals, nil) {
-		return true
-	}
-	if c, ok := m["const"]; ok && c == nil {
-		return true
-	}
-	for _, kw := range []string{"anyOf", "oneOf"} {
-		bs, _ := m[kw].([]any)
-		for _, b := range bs {
-			if bm, ok := b.(map[string]any); ok && slices.Contains(typeList(bm), "null") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// note appends a sentence to a node's description, so that what a
-// provider cannot express as a keyword still reaches the model.
-func note(m map[string]any, sentence string) {
-	d, _ := m["description"].(string)
-	if d != "" && !strings.HasSuffix(d, ".") && !strings.HasSuffix(d, "\n") {
-		d += "."
-	}
-	if d != "" {
-		d += " "
-	}
-	m["description"] = d + sentence
-}
-
-// jsonText is a short JSON rendering of a value for a description.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "?"
-	}
-	return cut(string(b), 200)
-}
-
-func without(m map[string]any, keys ...string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if !slices.Contains(keys, k) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// stringList returns the strings of a JSON array (others are skipped).
-func stringList(v any) []string {
-	a, _ := v.([]any)
-	out := make([]string, 0, len(a))
-	for _, e := range a {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// unite returns a's strings then b's not in a, as a JSON array.
-func unite(a, b []string) []any {
-	out := make([]any, 0, len(a)+len(b))
-	seen := map[string]bool{}
-	for _, s := range slices.Concat(a, b) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -52,10 +52,7 @@ func toGemini(tool string, decodedRoot, root map[string]any) (map[string]any, []
 	return out, w.allWarnings()
 }
 
-type geminiWalker struct {
-	*walker
-	approximated bool // the size limits were hit (warned once)
-}
+type geminiWalker struct{ *walker }
 
 func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 	m, ok := v.(map[string]any)
@@ -76,7 +73,7 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 	r := w.resolve(m, path)
 	defer w.release(r)
 	m, path = r.m, r.path
-	if !w.spend(len(m)) {
+	if !w.visit(m) {
 		w.tooLarge(path)
 		return approximate(m)
 	}
@@ -99,11 +96,19 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 			ts = []string{t}
 		}
 	}
+	if len(ts) > 1 && slices.ContainsFunc(ts, func(t string) bool { return !jsonTypes[t] }) {
+		w.warn(child(path, "type"), "unknown types in the type list are dropped")
+		ts = slices.DeleteFunc(ts, func(t string) bool { return !jsonTypes[t] })
+	}
 	var t string
 	switch {
 	case len(ts) > 1: // ["string","number"]: one alternative per type
 		branches := make([]any, 0, len(ts))
-		for _, t := range ts {
+		for _, t := range ts { // typeList: at most 6 types left, each once
+			if !w.spend(len(m)) {
+				w.tooLarge(path)
+				return approximate(m)
+			}
 			b := without(m, "type", "nullable", "title", "description", "default")
 			b["type"] = t
 			branches = append(branches, w.node(b, path, depth+1))
@@ -133,7 +138,6 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 	_, hasConst := m["const"]
 	for _, k := range sortedKeys(m) {
 		val := m[k]
-		kpath := child(path, k)
 		if applies, ok := geminiKept[k]; ok {
 			if applies == "" || applies == t || applies == "number" && t == "integer" {
 				switch vt := valueType(val); {
@@ -142,6 +146,12 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 				case k == "title" || k == "description" || k == "pattern":
 					if vt == "string" {
 						out[k] = val
+					}
+				case countKeywords[k]:
+					if n, ok := count(val); ok {
+						out[k] = n
+					} else {
+						w.warn(child(path, k), "%s %s is not a count (a non-negative integer): dropped", k, jsonText(val))
 					}
 				case vt == "integer" || vt == "number":
 					out[k] = val
@@ -177,7 +187,7 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 				}
 			} else {
 				notes = append(notes, "Allowed values: "+jsonText(vals)+".")
-				w.warn(kpath, "Gemini takes only strings in an enum: the allowed values are told in the description")
+				w.warn(child(path, k), "Gemini takes only strings in an enum: the allowed values are told in the description")
 			}
 		case k == "format":
 			f, _ := val.(string)
@@ -185,20 +195,27 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 				out[k] = f
 			} else {
 				notes = append(notes, "Format: "+jsonText(val)+".")
-				w.warn(kpath, "format %s is not accepted by Gemini: it is told in the description", jsonText(val))
+				w.warn(child(path, k), "format %s is not accepted by Gemini: it is told in the description", jsonText(val))
 			}
 		case k == "default":
 			notes = append(notes, "Default: "+jsonText(val)+".")
+		case (k == "exclusiveMinimum" || k == "exclusiveMaximum") && val == true: // draft 4
+			bound := "minimum"
+			if k == "exclusiveMaximum" {
+				bound = "maximum"
+			}
+			notes = append(notes, "The "+bound+" is exclusive.")
+			w.warn(child(path, k), "%s is not supported by Gemini: it is told in the description, the model is not held to it", k)
 		case geminiDescribed[k]:
 			if val != false {
 				notes = append(notes, k+": "+jsonText(val)+".")
-				w.warn(kpath, "%s is not supported by Gemini: it is told in the description, the model is not held to it", k)
+				w.warn(child(path, k), "%s is not supported by Gemini: it is told in the description, the model is not held to it", k)
 			}
 		case geminiDropped[k]:
-			w.warn(kpath, "%s is not supported by Gemini and is dropped", k)
+			w.warn(child(path, k), "%s is not supported by Gemini and is dropped", k)
 		case annotationKeywords[k] || strings.HasPrefix(k, "x-"):
 		default:
-			w.warn(kpath, "unknown keyword %q dropped", cut(k, 64))
+			w.warn(child(path, k), "unknown keyword %q dropped", cut(k, 64))
 		}
 	}
 	switch t {
@@ -211,14 +228,6 @@ func (w *geminiWalker) node(v any, path string, depth int) map[string]any {
 		note(out, strings.Join(notes, " "))
 	}
 	return out
-}
-
-// tooLarge warns, once, that the size limits cut the schema short.
-func (w *geminiWalker) tooLarge(path string) {
-	if !w.approximated {
-		w.approximated = true
-		w.warn(path, "the schema is deeper than %d levels or too large with its $refs expanded: what lies below is not described", maxNesting)
-	}
 }
 
 // spent: the limits were passed far enough that even approximations stop
@@ -234,12 +243,18 @@ func (w *geminiWalker) object(m, out map[string]any, path string, depth int) (no
 				w.tooLarge(path)
 				break
 			}
+			if !isSchema(props[p]) {
+				w.warn(child(path, "properties", p), "a JSON %s where a schema belongs: the property is dropped", valueType(props[p]))
+				continue
+			}
 			outProps[p] = w.node(props[p], child(path, "properties", p), depth+1)
 		}
-		out["properties"] = outProps
+		if len(outProps) > 0 { // Gemini refuses empty properties
+			out["properties"] = outProps
+		}
 		var required []any
-		for _, r := range stringList(m["required"]) {
-			if _, ok := props[r]; ok {
+		for _, r := range unite(stringList(m["required"]), nil) {
+			if _, ok := outProps[r.(string)]; ok {
 				required = append(required, r)
 			}
 		}

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -58,10 +59,6 @@ var strictRefused = map[string]bool{
 	"$dynamicRef": true, "$recursiveRef": true,
 }
 
-var jsonTypes = map[string]bool{
-	"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true,
-}
-
 // strictWalker converts a schema to OpenAI's strict subset: every object
 // closed (additionalProperties false) with all its properties required,
 // the optional ones made nullable, and an argPlan that takes the nulls out
@@ -88,7 +85,10 @@ func toStrict(tool string, decodedRoot map[string]any, root map[string]any) (map
 func (w *strictWalker) node(v any, path string, depth, objDepth int, isRoot bool) (map[string]any, *argPlan, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, w.fail(path, "a schema of true or false cannot be strict")
+		if _, isBool := v.(bool); isBool {
+			return nil, nil, w.fail(path, "a schema of true or false cannot be strict")
+		}
+		return nil, nil, w.fail(path, "a JSON %s where a schema belongs", valueType(v))
 	}
 	if depth > maxNesting {
 		return nil, nil, w.fail(path, "the schema nests deeper than %d levels", maxNesting)
@@ -102,7 +102,7 @@ func (w *strictWalker) node(v any, path string, depth, objDepth int, isRoot bool
 		return nil, nil, w.fail(path, "the schema is recursive ($ref)")
 	}
 	m, path = r.m, r.path
-	if !w.spend(len(m)) {
+	if !w.visit(m) {
 		return nil, nil, w.fail(path, "the schema is too large with its $refs expanded")
 	}
 
@@ -132,7 +132,6 @@ func (w *strictWalker) node(v any, path string, depth, objDepth int, isRoot bool
 	_, hasConst := m["const"]
 	for _, k := range sortedKeys(m) {
 		val := m[k]
-		kpath := child(path, k)
 		switch {
 		case k == "type" || k == "nullable" || k == "properties" || k == "required" ||
 			k == "additionalProperties" || k == "items" || k == "anyOf" || k == "oneOf":
@@ -142,51 +141,54 @@ func (w *strictWalker) node(v any, path string, depth, objDepth int, isRoot bool
 				out[k] = s
 			}
 		case k == "enum" && hasConst: // const says more
-		case k == "enum":
+		case k == "enum" || k == "const": // const as a one-value enum, which strict mode surely takes
 			vals, ok := val.([]any)
+			if k == "const" {
+				vals, ok = []any{val}, true
+			}
 			if !ok {
-				return nil, nil, w.fail(kpath, "enum is not an array")
+				return nil, nil, w.fail(child(path, k), "enum is not an array")
 			}
-			w.enums += len(vals)
-			for _, e := range vals {
-				if s, ok := e.(string); ok {
-					w.chars += len(s)
-				}
+			if len(vals) == 0 {
+				w.warn(child(path, k), "an empty enum (no value allowed) is dropped: any value of the type may be sent")
+				continue
 			}
-			out[k] = vals
-		case k == "const": // as a one-value enum, which strict mode surely takes
-			if s, ok := val.(string); ok {
-				w.chars += len(s)
+			if err := w.enum(vals, ts, child(path, k)); err != nil {
+				return nil, nil, err
 			}
-			w.enums++
-			out["enum"] = []any{val}
+			out["enum"] = uniqueValues(vals)
 		case k == "format":
 			if s, ok := val.(string); ok && strictFormats[s] {
 				out[k] = s
 			} else {
 				notes = append(notes, "Format: "+jsonText(val)+".")
-				w.warn(kpath, "format %s is not accepted in strict mode: it is told in the description", jsonText(val))
+				w.warn(child(path, k), "format %s is not accepted in strict mode: it is told in the description", jsonText(val))
 			}
-		case k == "multipleOf" || k == "maximum" || k == "minimum" || k == "minItems" || k == "maxItems" ||
-			k == "exclusiveMaximum" || k == "exclusiveMinimum":
-			if valueType(val) == "integer" || valueType(val) == "number" {
+		case k == "minItems" || k == "maxItems":
+			if n, ok := count(val); ok {
+				out[k] = n
+			} else {
+				w.warn(child(path, k), "%s %s is not a count (a non-negative integer): dropped", k, jsonText(val))
+			}
+		case k == "multipleOf" || k == "maximum" || k == "minimum" || k == "exclusiveMaximum" || k == "exclusiveMinimum":
+			if vt := valueType(val); vt == "integer" || vt == "number" {
 				out[k] = val
-			} else if val == true { // draft 4's boolean form
-				notes = append(notes, k+".")
-				w.warn(kpath, "the boolean %s of draft 4 is not accepted: it is told in the description", k)
+			} else if vt != "boolean" { // draft 4's boolean form: below
+				w.warn(child(path, k), "%s %s is not a number: dropped", k, jsonText(val))
 			}
 		case k == "default":
 			notes = append(notes, "Default: "+jsonText(val)+".")
 		case annotationKeywords[k] || strings.HasPrefix(k, "x-"):
 		case strictDescribed[k]:
 			notes = append(notes, k+": "+jsonText(val)+".")
-			w.warn(kpath, "%s is not accepted in strict mode: it is told in the description, the model is not held to it", k)
+			w.warn(child(path, k), "%s is not accepted in strict mode: it is told in the description, the model is not held to it", k)
 		case strictRefused[k]:
-			return nil, nil, w.fail(kpath, "%s cannot be expressed in strict mode", k)
+			return nil, nil, w.fail(child(path, k), "%s cannot be expressed in strict mode", k)
 		default:
-			w.warn(kpath, "unknown keyword %q dropped", cut(k, 64))
+			w.warn(child(path, k), "unknown keyword %q dropped", cut(k, 64))
 		}
 	}
+	draft4Bounds(m, out)
 	if len(ts) == 1 {
 		out["type"] = ts[0]
 	} else if len(ts) > 1 {
@@ -267,23 +269,46 @@ func (w *strictWalker) object(m, out map[string]any, plan *argPlan, path string,
 			return w.fail(path, "an object without properties (any keys) cannot be strict")
 		}
 	}
-	required := stringList(m["required"])
-	for _, r := range required {
-		if _, ok := props[r]; !ok {
-			w.warn(child(path, "required"), "required property %q is not described: dropped from required", cut(r, 64))
-		}
+	if ap, _ := m["additionalProperties"].(bool); ap && (len(props) > 0 || isRoot) {
+		w.warn(child(path, "additionalProperties"), "strict mode closes the object: the model sends only the properties described, not the other keys additionalProperties true allows")
 	}
-	order := slices.DeleteFunc(slices.Clone(required), func(r string) bool { _, ok := props[r]; return !ok })
+	reqList := stringList(m["required"])
+	if !w.spend(len(reqList)) {
+		return w.fail(path, "the schema is too large with its $refs expanded")
+	}
+	required := make(map[string]bool, len(reqList))
+	var order []string
+	for _, r := range reqList {
+		switch _, described := props[r]; {
+		case required[r]:
+		case !described:
+			w.warn(child(path, "required"), "required property %q is not described: dropped from required", cut(r, 64))
+		case isSchema(props[r]):
+			order = append(order, r)
+		}
+		required[r] = true
+	}
 	outProps := make(map[string]any, len(props))
 	for _, p := range sortedKeys(props) {
-		w.props++
+		ppath := child(path, "properties", p)
+		if !isSchema(props[p]) {
+			w.warn(ppath, "a JSON %s where a schema belongs: the property is dropped", valueType(props[p]))
+			continue
+		}
+		if w.props++; w.props > strictMaxProperties {
+			return w.fail(path, "more than strict mode's %d properties", strictMaxProperties)
+		}
 		w.chars += len(p)
-		ps, pp, err := w.node(props[p], child(path, "properties", p), depth+1, objDepth+1, false)
+		ps, pp, err := w.node(props[p], ppath, depth+1, objDepth+1, false)
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(required, p) {
+		if !required[p] {
+			enums := enumLen(ps)
 			ps = nullable(ps)
+			if added := enumLen(ps) - enums; added > 0 { // the null
+				w.enums += added
+			}
 			order = append(order, p)
 			if w.acceptsNull(props[p]) {
 				plan.keepNull(p)
@@ -348,10 +373,72 @@ func nullable(s map[string]any) map[string]any {
 	return s
 }
 
-func anySlice(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// OpenAI's limit on one enum of strings: more than strictBigEnum values
+// may total at most strictBigEnumChars characters.
+const (
+	strictBigEnum      = 250
+	strictBigEnumChars = 15_000
+)
+
+// enum checks an enum's values against the node's types and strict mode's
+// limits, and counts them toward the schema's.
+func (w *strictWalker) enum(vals []any, ts []string, path string) error {
+	if len(vals) > strictMaxEnumValues {
+		return w.fail(path, "an enum of %d values, over strict mode's %d", len(vals), strictMaxEnumValues)
+	}
+	chars := 0
+	for _, e := range vals {
+		if vt := valueType(e); len(ts) > 0 && !slices.Contains(ts, vt) && (vt != "integer" || !slices.Contains(ts, "number")) {
+			return w.fail(path, "the value %s does not match the type %s", jsonText(e), strings.Join(ts, " or "))
+		}
+		if s, ok := e.(string); ok {
+			chars += len(s)
+		}
+	}
+	if len(vals) > strictBigEnum && chars > strictBigEnumChars {
+		return w.fail(path, "an enum of more than %d strings totalling more than %d characters", strictBigEnum, strictBigEnumChars)
+	}
+	w.enums += len(vals)
+	w.chars += chars
+	return nil
+}
+
+// uniqueValues is vals with repeated strings, numbers, booleans and nulls
+// left out.
+func uniqueValues(vals []any) []any {
+	seen := make(map[any]bool, len(vals))
+	out := make([]any, 0, len(vals))
+	for _, v := range vals {
+		switch v.(type) {
+		case string, json.Number, bool, nil:
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+		}
+		out = append(out, v)
 	}
 	return out
+}
+
+func enumLen(s map[string]any) int {
+	e, _ := s["enum"].([]any)
+	return len(e)
+}
+
+// draft4Bounds turns draft 4's boolean exclusiveMinimum/exclusiveMaximum
+// (true makes minimum/maximum exclusive) in m into the numeric form of
+// later drafts in out, which holds m's keywords as converted so far.
+func draft4Bounds(m, out map[string]any) {
+	for _, b := range [...]struct{ excl, bound string }{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		e, isBool := m[b.excl].(bool)
+		if !isBool {
+			continue
+		}
+		delete(out, b.excl)
+		if v, ok := out[b.bound]; ok && e {
+			out[b.excl] = v
+			delete(out, b.bound)
+		}
+	}
 }

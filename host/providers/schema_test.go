@@ -1,7 +1,6 @@
 package providers_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
@@ -299,69 +298,5 @@ func TestNonStrictOption(t *testing.T) {
 	// strict as true.
 	if s := mustJSON(t, c.ts.Tools[0]); !strings.Contains(s, `"strict":false`) {
 		t.Errorf("tool %s: strict not written", s)
-	}
-}
-
-func TestSchemaBounds(t *testing.T) {
-	// $refs that double at every level: 2^40 nodes if expanded blindly.
-	var defs []string
-	for i := 0; i < 40; i++ {
-		defs = append(defs, `"d`+strconv.Itoa(i)+`":{"type":"object","properties":{"a":{"$ref":"#/$defs/d`+strconv.Itoa(i+1)+`"},"b":{"$ref":"#/$defs/d`+strconv.Itoa(i+1)+`"}}}`)
-	}
-	defs = append(defs, `"d40":{"type":"string"}`)
-	schema := `{"type":"object","$defs":{` + strings.Join(defs, ",") + `},"properties":{"x":{"$ref":"#/$defs/d0"}}}`
-	for _, f := range []providers.Format{providers.OpenAI, providers.Gemini} {
-		c := convertSchema(t, f, "t", schema, nil)
-		if len(mustJSON(t, c.params)) > 4*providers.MaxSchemaBytes {
-			t.Errorf("%s: output of %d bytes", f, len(mustJSON(t, c.params)))
-		}
-		if len(c.warnings) == 0 {
-			t.Errorf("%s: no warning about the size", f)
-		}
-	}
-	// Deeper than the JSON limit: refused and offered without parameters.
-	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 60) + `{"type":"string"}` + strings.Repeat(`}}`, 60)
-	c := convertSchema(t, providers.Anthropic, "t", deep, nil)
-	if !hasWarning(c.warnings, "", "nests") {
-		t.Errorf("deep schema: warnings %v", c.warnings)
-	}
-	big := `{"type":"object","description":"` + strings.Repeat("x", providers.MaxSchemaBytes) + `"}`
-	c = convertSchema(t, providers.Gemini, "t", big, nil)
-	if !hasWarning(c.warnings, "", "over the limit") {
-		t.Errorf("big schema: warnings %v", c.warnings)
-	}
-}
-
-// $ref targets read from thousands of places cost what reading them costs,
-// every time: the conversion stops at its budget instead of multiplying a
-// schema of a few hundred KiB into gigabytes.
-func TestSchemaAmplification(t *testing.T) {
-	props := func(n int, schema func(i int) string) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = `"p` + strconv.Itoa(i) + `":` + schema(i)
-		}
-		return `{` + strings.Join(parts, ",") + `}`
-	}
-	wide := props(5000, func(int) string { return `{"type":"string"}` })
-	refs := props(5000, func(int) string { return `{"$ref":"#/$defs/B"}` })
-	allOf := `[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/B"},`, 64), ",") + `]`
-	for name, schema := range map[string]string{
-		"properties": `{"type":"object","$defs":{"B":{"type":"object","properties":` + wide + `},
-			"A":{"type":"object","properties":` + refs + `}},"properties":{"x":{"$ref":"#/$defs/A"}}}`,
-		"allOf": `{"type":"object","$defs":{"B":{"type":"object","properties":` + wide + `},
-			"A":{"allOf":` + allOf + `}},"properties":` + props(5000, func(int) string { return `{"$ref":"#/$defs/A"}` }) + `}`,
-		"keywords": `{"type":"object","$defs":{"K":` + strings.Replace(props(5000, func(int) string { return `1` }), `{`, `{"type":"string",`, 1) + `},
-			"properties":` + props(5000, func(int) string { return `{"$ref":"#/$defs/K"}` }) + `}`,
-	} {
-		for _, f := range []providers.Format{providers.OpenAI, providers.Gemini, providers.Anthropic} {
-			c := convertSchema(t, f, "t", schema, nil)
-			if n := len(mustJSON(t, c.params)); n > 16<<20 {
-				t.Errorf("%s %s: %d bytes of output", name, f, n)
-			}
-			if len(c.warnings) > 51 {
-				t.Errorf("%s %s: %d warnings", name, f, len(c.warnings))
-			}
-		}
 	}
 }
