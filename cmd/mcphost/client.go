@@ -15,7 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host/clientconf"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
+
+// projectCommand is what a project's entry runs unless --command: the
+// project's file is shared, and this executable's path exists only here.
+const projectCommand = "mcphost"
 
 // clientTitles names the clients as their users know them.
 var clientTitles = map[clientconf.Kind]string{
@@ -74,14 +79,17 @@ func (a *app) clientEditCommand(install bool) *cobra.Command {
 to CLIENT's configuration file: the user's file (--scope user, the default) or
 the project's (--scope project, in the current directory).
 
-The entry runs this mcphost executable by its absolute path (clients started
-from a desktop do not see the shell's PATH); --command PATH runs another.
-With --config FILE, the entry runs "mcphost serve --config FILE".
+In the user's file the entry runs this mcphost executable by its absolute path
+(clients started from a desktop do not see the shell's PATH); in a project's
+file, which others share, it runs "mcphost" from PATH. --command PATH runs
+another. With --config FILE, the entry runs "mcphost serve --config FILE".
 
 The change is shown first, then asked for on a terminal; --yes writes without
 asking, --dry-run only shows it. The rest of the file is kept as it is
 (comments, order, formatting); the previous file is kept beside it as
-FILE.mcphost-backup-DATE. An entry of that name that runs something else is
+FILE.mcphost-backup-DATE. A symbolic link is written at its target (shown),
+and the backup kept beside the target; a project's file that leads out of the
+project is refused. An entry of that name that runs something else is
 replaced only with --force.
 
 Clients and files (user / project):
@@ -143,8 +151,11 @@ func (a *app) clientEdit(ctx context.Context, install bool, arg string, f client
 	}
 	o := clientconf.InstallOptions{Scope: clientconf.Scope(f.scope), File: f.file, Name: f.name, Force: f.force, Command: f.command}
 	var c *clientconf.Change
+	fromPath := install && f.command == "" && o.Scope == clientconf.ScopeProject
 	if install {
-		if o.Command, err = a.mcphostExecutable(f.command); err != nil {
+		if fromPath {
+			o.Command = projectCommand
+		} else if o.Command, err = a.mcphostExecutable(f.command); err != nil {
 			return err
 		}
 		if o.Args, err = a.serveArgs(); err != nil {
@@ -157,14 +168,22 @@ func (a *app) clientEdit(ctx context.Context, install bool, arg string, f client
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s (%s scope): %s\n", clientTitles[kind], c.Scope, c.Path)
+	// Paths are shown escaped: a project's symbolic link may name anything.
+	file := termtext.Line(c.Target)
+	fmt.Fprintf(a.stdout, "%s (%s scope): %s\n", clientTitles[kind], c.Scope, termtext.Line(c.Path))
+	if c.Target != c.Path {
+		fmt.Fprintf(a.stdout, "(a symbolic link: the file edited is %s)\n", file)
+	}
 	if c.Action == clientconf.ActionNone {
 		fmt.Fprintf(a.stdout, "%q is %s: nothing to do\n", c.Name, c.Note)
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "%s:\n%s", c.Summary(), c.Diff())
+	if fromPath {
+		fmt.Fprintf(a.stdout, "(a project's file is shared: the entry runs %q found on PATH, not this executable's path; --command PATH writes another)\n", projectCommand)
+	}
 	if c.Created {
-		if _, err := os.Stat(filepath.Dir(c.Path)); err != nil {
+		if _, err := os.Stat(filepath.Dir(c.Target)); err != nil {
 			fmt.Fprintf(a.stdout, "(neither the file nor its directory exists yet: is %s installed? both will be created)\n", clientTitles[kind])
 		} else {
 			fmt.Fprintln(a.stdout, "(the file does not exist yet: it will be created)")
@@ -174,16 +193,16 @@ func (a *app) clientEdit(ctx context.Context, install bool, arg string, f client
 		a.hintDirectServers(c, env)
 	}
 	if f.dryRun {
-		fmt.Fprintf(a.stdout, "dry run: %s not changed\n", c.Path)
+		fmt.Fprintf(a.stdout, "dry run: %s not changed\n", file)
 		return nil
 	}
 	if !a.yes {
-		ok, err := a.askWrite(ctx, c.Path)
+		ok, err := a.askWrite(ctx, file)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return &exitError{code: exitFailure, err: fmt.Errorf("not confirmed: %s unchanged", c.Path)}
+			return &exitError{code: exitFailure, err: fmt.Errorf("not confirmed: %s unchanged", file)}
 		}
 	}
 	backup, err := c.Apply()
@@ -194,9 +213,9 @@ func (a *app) clientEdit(ctx context.Context, install bool, arg string, f client
 	if c.Created {
 		verb = "created"
 	}
-	fmt.Fprintf(a.stdout, "%s %s\n", verb, c.Path)
+	fmt.Fprintf(a.stdout, "%s %s\n", verb, file)
 	if backup != "" {
-		fmt.Fprintf(a.stdout, "the previous version is kept in %s\n", backup)
+		fmt.Fprintf(a.stdout, "the previous version is kept in %s\n", termtext.Line(backup))
 	}
 	fmt.Fprintf(a.stdout, "restart %s (or start a new session) for it to take effect\n", clientTitles[kind])
 	return nil
@@ -214,8 +233,9 @@ func parseInstallKind(arg string) (clientconf.Kind, error) {
 	return "", usageError("unknown client %q: use one of %s", arg, strings.Join(installKindNames(), ", "))
 }
 
-// askWrite asks the person at the terminal whether to write path. Without
-// a terminal nobody can answer: the command refuses, saying what to pass.
+// askWrite asks the person at the terminal whether to write path (escaped
+// by the caller). Without a terminal nobody can answer: the command
+// refuses, saying what to pass.
 func (a *app) askWrite(ctx context.Context, path string) (bool, error) {
 	if !a.isTerminal(a.stdin) || !a.isTerminal(a.stderr) {
 		return false, usageError("no terminal to confirm on: pass --yes to write %s, or --dry-run to only show the change", path)
@@ -318,7 +338,8 @@ func (a *app) clientListCommand() *cobra.Command {
 		Short:   "Show which clients' files run mcphost",
 		Long: `Show, for every client and scope, whether its file has the entry that
 "mcphost client install" would write: installed, different (an entry of that
-name runs something else), not installed, or no file.`,
+name runs something else), not installed, or no file. A project's entry
+should run "mcphost" from PATH, a user's this executable (--command: both).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := a.clientInstallEnv()
@@ -329,27 +350,36 @@ name runs something else), not installed, or no file.`,
 			if o.Command, err = a.mcphostExecutable(command); err != nil {
 				return err
 			}
+			if command == "" {
+				o.ProjectCommand = projectCommand
+			}
 			if o.Args, err = a.serveArgs(); err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "CLIENT\tSCOPE\tSTATE\tFILE")
 			var problems []clientconf.InstallState
+			// The command, paths and errors come from the clients' files (and
+			// a project's links): escaped, so that none adds a row.
 			for _, st := range clientconf.InstallStates(env, o) {
 				state := st.State
 				if st.State == "different" {
-					state = "different: runs " + st.Command
+					state = "different: runs " + termtext.Line(st.Command)
 				}
 				if st.Err != nil {
 					problems = append(problems, st)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Kind, st.Scope, state, st.Path)
+				file := termtext.Line(st.Path)
+				if st.Target != "" && st.Target != st.Path {
+					file += " -> " + termtext.Line(st.Target)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Kind, st.Scope, state, file)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
 			for _, st := range problems {
-				fmt.Fprintf(a.stderr, "warning: %s (%s): %v\n", st.Kind, st.Scope, st.Err)
+				fmt.Fprintf(a.stderr, "warning: %s (%s): %s\n", st.Kind, st.Scope, termtext.Line(st.Err.Error()))
 			}
 			return nil
 		},

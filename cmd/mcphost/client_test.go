@@ -10,11 +10,19 @@ import (
 const fakeMcphost = "/opt/mcphost/bin/mcphost"
 
 // newClientEnv is a testEnv whose home directory is a temporary one: the
-// clients' user files are looked for there, never in the real home.
+// clients' user files are looked for there, never in the real home. Its
+// directories are reached through no symbolic link, so that the files
+// edited are the paths shown.
 func newClientEnv(t *testing.T) (*testEnv, string) {
 	t.Helper()
 	e := newEnv(t)
-	home := t.TempDir()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.work, err = filepath.EvalSymlinks(e.work); err != nil {
+		t.Fatal(err)
+	}
 	e.environ = []string{"HOME=" + home}
 	return e, home
 }
@@ -245,4 +253,126 @@ func TestClientInstallNamesDirectServers(t *testing.T) {
 	wantContains(t, "install", r.stdout,
 		`Cursor also starts "files", "same-cmd" itself, which mcphost serves too`,
 		`Cursor starts "only-here" itself, outside mcphost's policies; "mcphost mcp import --from cursor"`)
+}
+
+// symlinkTo makes link point at target by a relative path, as a link
+// checked into a repository does.
+func symlinkTo(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(filepath.Dir(link), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(rel, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+}
+
+// A project whose .cursor/mcp.json links to the user's file: install is
+// refused, the user's file is untouched, and no backup of it (with the
+// user's token) is left in the project.
+func TestClientInstallRefusesProjectLinkToHome(t *testing.T) {
+	e, home := newClientEnv(t)
+	userFile := filepath.Join(home, ".cursor", "mcp.json")
+	secret := `{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"AUTH": "Bearer ghp_USERSECRET"}}}}`
+	writeFile(t, userFile, secret)
+	symlinkTo(t, userFile, filepath.Join(e.work, ".cursor", "mcp.json"))
+	for _, args := range [][]string{
+		{"client", "install", "cursor", "--scope", "project", "--yes"},
+		{"client", "uninstall", "cursor", "--scope", "project", "--yes", "--force"},
+	} {
+		r := e.must(exitFailure, args...)
+		wantContains(t, args[1], r.stderr, "outside the project directory", userFile)
+	}
+	if fileText(t, userFile) != secret {
+		t.Fatalf("the user's file changed:\n%s", fileText(t, userFile))
+	}
+	err := filepath.WalkDir(e.work, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.Contains(fileText(t, p), "USERSECRET") {
+			t.Errorf("%s in the project holds the user's token", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.must(0, "client", "list", "--command", fakeMcphost)
+	wantContains(t, "list", r.stderr, "warning: cursor (project):", "outside the project directory")
+}
+
+// A user's file that is a link (dotfiles): the target is shown, written,
+// and its backup kept beside it.
+func TestClientInstallShowsLinkTarget(t *testing.T) {
+	e, home := newClientEnv(t)
+	target := writeFile(t, filepath.Join(home, "dotfiles", "cursor.json"), `{"mcpServers": {}}`)
+	link := filepath.Join(home, ".cursor", "mcp.json")
+	symlinkTo(t, target, link)
+	r := e.must(0, "client", "install", "cursor", "--command", fakeMcphost, "--yes")
+	wantContains(t, "install", r.stdout,
+		"Cursor (user scope): "+link+"\n(a symbolic link: the file edited is "+target+")",
+		"wrote "+target, "the previous version is kept in "+target+".mcphost-backup-")
+	if m, _ := filepath.Glob(link + ".mcphost-backup-*"); len(m) != 0 {
+		t.Fatalf("backup beside the link: %v", m)
+	}
+	if !strings.Contains(fileText(t, target), fakeMcphost) {
+		t.Fatalf("target not written:\n%s", fileText(t, target))
+	}
+	r = e.must(0, "client", "list", "--command", fakeMcphost)
+	if !strings.Contains(r.stdout, link+" -> "+target) {
+		t.Fatalf("list does not show the target:\n%s", r)
+	}
+}
+
+// A newline in a project file's command, or in a server's name, adds no
+// line to "client list", to the install error or to the hints.
+func TestClientForeignNewlines(t *testing.T) {
+	e, _ := newClientEnv(t)
+	writeFile(t, filepath.Join(e.work, ".cursor", "mcp.json"),
+		`{"mcpServers": {"mcphost": {"command": "x\nvscode user installed /fake", "args": ["serve"]}}}`)
+	r := e.must(0, "client", "list", "--command", fakeMcphost)
+	rows := 0
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "vscode") && strings.Contains(l, "user") {
+			rows++
+		}
+	}
+	if rows != 1 || !strings.Contains(r.stdout, `different: runs x\nvscode user installed /fake`) {
+		t.Fatalf("the command added a row:\n%s", r)
+	}
+	r = e.must(exitFailure, "client", "install", "cursor", "--scope", "project", "--command", fakeMcphost, "-y")
+	if strings.Contains(r.stderr, "\nvscode") || !strings.Contains(r.stderr, `(command "x\nvscode user installed /fake")`) {
+		t.Fatalf("the command added a line to the error:\n%s", r)
+	}
+
+	e, home := newClientEnv(t)
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"),
+		`{"mcpServers": {"a\nnote: fake": {"command": "node", "args": ["x.js"]}}}`)
+	r = e.must(0, "client", "install", "cursor", "--command", fakeMcphost, "--dry-run")
+	if strings.Contains(r.stdout, "\nnote: fake") || !strings.Contains(r.stdout, `starts "a\nnote: fake" itself`) {
+		t.Fatalf("a server name added a line:\n%s", r)
+	}
+}
+
+// A project's entry runs "mcphost" from PATH, not this machine's path of
+// the executable, and the output says so; --command still wins.
+func TestClientInstallProjectRunsFromPath(t *testing.T) {
+	e, _ := newClientEnv(t)
+	path := filepath.Join(e.work, ".cursor", "mcp.json")
+	r := e.must(0, "client", "install", "cursor", "--scope", "project", "--yes")
+	wantContains(t, "install", r.stdout, `+   "command": "mcphost",`, `the entry runs "mcphost" found on PATH`)
+	if got := fileText(t, path); !strings.Contains(got, `"command": "mcphost",`) {
+		t.Fatalf("file:\n%s", got)
+	}
+	r = e.must(0, "client", "list")
+	if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "cursor project installed "+path) {
+		t.Fatalf("list:\n%s", r)
+	}
+	e.must(0, "client", "uninstall", "cursor", "--scope", "project", "--yes")
+	e.must(0, "client", "install", "cursor", "--scope", "project", "--command", fakeMcphost, "--yes")
+	if got := fileText(t, path); !strings.Contains(got, `"command": "`+fakeMcphost+`"`) {
+		t.Fatalf("--command:\n%s", got)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/clientconf"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 // directServers splits the servers that a client's file starts itself
@@ -61,7 +62,7 @@ func (a *app) hintDirectServers(c *clientconf.Change, env clientconf.Env) {
 	title := clientTitles[c.Kind]
 	if len(both) > 0 {
 		fmt.Fprintf(a.stdout, "note: %s also starts %s itself, which mcphost serves too: their tools will show twice until you remove them from %s\n",
-			title, quotedList(both), c.Path)
+			title, quotedList(both), termtext.Line(c.Path))
 	}
 	if len(only) > 0 {
 		fmt.Fprintf(a.stdout, "note: %s starts %s itself, outside mcphost's policies; \"mcphost mcp import --from %s\" brings them into mcphost\n",
@@ -69,6 +70,8 @@ func (a *app) hintDirectServers(c *clientconf.Change, env clientconf.Env) {
 	}
 }
 
+// quotedList shows names from a client's file quoted (%q escapes a newline
+// or a control character, so that a name cannot add a line).
 func quotedList(names []string) string {
 	const most = 8
 	q := make([]string, 0, min(len(names), most))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/safefile"
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 // DefaultEntryName is the name of the entry "client install" writes.
@@ -76,6 +77,9 @@ type InstallOptions struct {
 	// Force replaces an entry of the same name that differs (install), or
 	// removes one that does not run "mcphost serve" (uninstall).
 	Force bool
+	// ProjectCommand, for InstallStates, is what a project file's entry
+	// runs ("": Command).
+	ProjectCommand string
 }
 
 func (o InstallOptions) name() string {
@@ -111,7 +115,8 @@ const (
 type Change struct {
 	Kind      Kind
 	Scope     Scope
-	Path      string // the client's file (a symlink is followed when writing)
+	Path      string // the client's file
+	Target    string // the file edited: Path with every symbolic link in it resolved
 	Format    Format
 	Container string // where the entry lives: mcpServers, servers, ...
 	Name      string
@@ -135,14 +140,16 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	// The command comes from the client's file: quoted, so that a newline
+	// in it cannot add a line to the message.
 	runs := "no command"
 	if e.Command != "" {
-		runs = "command " + e.Command
+		runs = fmt.Sprintf("command %q", e.Command)
 	}
 	if e.Install {
-		return fmt.Sprintf("clientconf: %s already has a different entry %q (%s): pass --force to replace it, or --name to install under another name", e.Path, e.Name, runs)
+		return fmt.Sprintf("clientconf: %s already has a different entry %q (%s): pass --force to replace it, or --name to install under another name", termtext.Line(e.Path), e.Name, runs)
 	}
-	return fmt.Sprintf("clientconf: the entry %q in %s does not run \"mcphost serve\" (%s): pass --force to remove it anyway", e.Name, e.Path, runs)
+	return fmt.Sprintf("clientconf: the entry %q in %s does not run \"mcphost serve\" (%s): pass --force to remove it anyway", e.Name, termtext.Line(e.Path), runs)
 }
 
 // errEditMismatch means an edit did not give the document it should have:
@@ -217,6 +224,7 @@ func planChange(kind Kind, env Env, o InstallOptions, install bool) (*Change, er
 	if install && o.Command == "" {
 		return nil, errors.New("clientconf: no command to install: give the path of the mcphost executable")
 	}
+	var err error
 	c := &Change{Kind: kind, Scope: o.Scope, Format: sh.format, Container: sh.container, Name: name}
 	if c.Scope == "" {
 		c.Scope = ScopeUser
@@ -230,7 +238,15 @@ func planChange(kind Kind, env Env, o InstallOptions, install bool) (*Change, er
 		}
 		c.Path = loc.Path
 	}
-	data, existed, err := readClientFile(c.Path)
+	if c.Target, err = resolveTarget(c.Path); err != nil {
+		return nil, err
+	}
+	if o.File == "" && c.Scope == ScopeProject {
+		if err := inProject(c.Path, c.Target, env.WorkDir); err != nil {
+			return nil, err
+		}
+	}
+	data, existed, err := readClientFile(c.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -251,11 +267,55 @@ func planChange(kind Kind, env Env, o InstallOptions, install bool) (*Change, er
 	return c, nil
 }
 
+// resolveTarget is the file path leads to, every symbolic link in it (the
+// file's own and its directories') resolved; the part that does not exist
+// yet is kept as it is. Without a link on the way, it is path itself.
+func resolveTarget(path string) (string, error) {
+	p, rest := path, ""
+	for {
+		_, err := os.Lstat(p)
+		if err == nil {
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return "", fmt.Errorf("clientconf: %s leads through a symbolic link to a file that cannot be read (%s): fix or remove the link", termtext.Line(path), termtext.Line(err.Error()))
+			}
+			if r = filepath.Join(r, rest); r == filepath.Clean(path) {
+				return path, nil
+			}
+			return r, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("clientconf: %s", termtext.Line(err.Error()))
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path, nil
+		}
+		p, rest = parent, filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// inProject refuses a project's file that leads (through a symbolic link,
+// of the file or of a directory) out of the project directory: a project
+// could otherwise have the user's own file edited, and its backup, with the
+// user's tokens, left in the project.
+func inProject(path, target, project string) error {
+	dir, err := resolveTarget(project)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(dir, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+		return nil
+	}
+	return fmt.Errorf("clientconf: the project's file %s is a symbolic link (or lies in a linked directory) to %s, outside the project directory %s: mcphost does not edit it as the project's file; replace the link with a file of the project's own, or use --scope user for your own file",
+		termtext.Line(path), termtext.Line(target), termtext.Line(dir))
+}
+
 // readClientFile reads a client's file; a missing one is empty.
 func readClientFile(path string) (data []byte, existed bool, err error) {
 	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if _, serr := os.Stat(path); serr != nil {
-			return nil, false, fmt.Errorf("clientconf: %s is a symbolic link to a file that cannot be read (%v): fix or remove the link", path, serr)
+			return nil, false, fmt.Errorf("clientconf: %s is a symbolic link to a file that cannot be read (%s): fix or remove the link", termtext.Line(path), termtext.Line(serr.Error()))
 		}
 	}
 	data, err = safefile.ReadFile(path, config.MaxConfigBytes)
@@ -263,9 +323,9 @@ func readClientFile(path string) (data []byte, existed bool, err error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
 	case errors.Is(err, safefile.ErrTooLarge):
-		return nil, false, fmt.Errorf("clientconf: reading %v: mcphost does not edit a file that large; add the entry by hand", err)
+		return nil, false, fmt.Errorf("clientconf: reading %s: mcphost does not edit a file that large; add the entry by hand", termtext.Line(err.Error()))
 	case err != nil:
-		return nil, false, fmt.Errorf("clientconf: reading %v", err)
+		return nil, false, fmt.Errorf("clientconf: reading %s", termtext.Line(err.Error()))
 	}
 	return data, true, nil
 }
@@ -401,29 +461,36 @@ func entryCommand(entry any) string {
 // ErrChanged is returned by Apply when the file changed after it was read.
 var ErrChanged = errors.New("changed since it was read")
 
-// Apply writes the change: a backup of the file as it was (returned; ""
-// for a new file), then the new content through a temporary file and a
-// rename, keeping the file's mode (a new file gets 0600, a new directory
-// 0700). If the file changed since Plan read it (the client writing it),
-// nothing is written.
+// Apply writes the change at Target: a backup of the file as it was
+// (returned; "" for a new file) beside it, then the new content through a
+// temporary file and a rename, keeping the file's mode (a new file gets
+// 0600, a new directory 0700). If the file changed since Plan read it (the
+// client writing it), or Path now leads elsewhere, nothing is written.
 func (c *Change) Apply() (backup string, err error) {
 	if c.Action == ActionNone {
 		return "", nil
 	}
-	now, existed, err := readClientFile(c.Path)
+	target, err := resolveTarget(c.Path)
+	if err != nil {
+		return "", err
+	}
+	if target != c.Target {
+		return "", fmt.Errorf("clientconf: %s %w: it now leads to %s (a symbolic link changed): nothing was written; run the command again", termtext.Line(c.Path), ErrChanged, termtext.Line(target))
+	}
+	now, existed, err := readClientFile(c.Target)
 	if err != nil {
 		return "", err
 	}
 	if existed != c.existed || !bytes.Equal(now, c.before) {
-		return "", fmt.Errorf("clientconf: %s %w (is the client running and writing it?): nothing was written; run the command again", c.Path, ErrChanged)
+		return "", fmt.Errorf("clientconf: %s %w (is the client running and writing it?): nothing was written; run the command again", termtext.Line(c.Target), ErrChanged)
 	}
 	if c.existed {
-		if backup, err = writeBackup(c.Path, c.before, time.Now()); err != nil {
+		if backup, err = writeBackup(c.Target, c.before, time.Now()); err != nil {
 			return "", err
 		}
 	}
-	if err := safefile.WriteAtomic(c.Path, c.after); err != nil {
-		return backup, fmt.Errorf("clientconf: writing %s: %w (the original is unchanged)", c.Path, err)
+	if err := safefile.WriteAtomic(c.Target, c.after); err != nil {
+		return backup, fmt.Errorf("clientconf: writing %s: %w (the original is unchanged)", termtext.Line(c.Target), err)
 	}
 	return backup, nil
 }
@@ -442,7 +509,7 @@ func writeBackup(path string, data []byte, now time.Time) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", path, err)
+			return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", termtext.Line(path), err)
 		}
 		_, werr := f.Write(data)
 		if cerr := f.Close(); werr == nil {
@@ -450,11 +517,11 @@ func writeBackup(path string, data []byte, now time.Time) (string, error) {
 		}
 		if werr != nil {
 			os.Remove(name)
-			return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", path, werr)
+			return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", termtext.Line(path), werr)
 		}
 		return name, nil
 	}
-	return "", fmt.Errorf("clientconf: keeping a backup of %s: too many backups named %s*: remove old ones", path, base)
+	return "", fmt.Errorf("clientconf: keeping a backup of %s: too many backups named %s*: remove old ones", termtext.Line(path), termtext.Line(base))
 }
 
 // After is the file's content once the change is applied.
@@ -462,9 +529,10 @@ func (c *Change) After() []byte { return c.after }
 
 // InstallState is whether one client's file runs mcphost.
 type InstallState struct {
-	Kind  Kind
-	Scope Scope
-	Path  string
+	Kind   Kind
+	Scope  Scope
+	Path   string
+	Target string // Path with its symbolic links resolved ("" if that failed)
 	// State is "installed", "different" (an entry of that name runs
 	// something else: Command), "not installed", "no file" or "error" (Err).
 	State   string
@@ -485,7 +553,13 @@ func InstallStates(env Env, o InstallOptions) []InstallState {
 			st := InstallState{Kind: kind, Scope: scope, Path: loc.Path}
 			o := o
 			o.Scope, o.Force = scope, false
+			if scope == ScopeProject && o.ProjectCommand != "" {
+				o.Command = o.ProjectCommand
+			}
 			c, err := PlanInstall(kind, env, o)
+			if c != nil {
+				st.Target = c.Target
+			}
 			var conflict *ConflictError
 			switch {
 			case errors.As(err, &conflict):

@@ -122,9 +122,10 @@ func TestApplyKeepsModeAndBackup(t *testing.T) {
 }
 
 // TestApplyFollowsSymlink: a symlinked file (dotfiles) is written at its
-// target and the link stays; a dangling link is refused.
+// target, which the Change names, the link stays, and the backup is kept
+// beside the target; a dangling link is refused.
 func TestApplyFollowsSymlink(t *testing.T) {
-	dir := t.TempDir()
+	dir := realTempDir(t)
 	target := filepath.Join(dir, "dotfiles", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		t.Fatal(err)
@@ -136,12 +137,26 @@ func TestApplyFollowsSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	apply(t, installAt(t, Gemini, link))
+	c := installAt(t, Gemini, link)
+	if c.Path != link || c.Target != target {
+		t.Fatalf("path %s target %s, want %s and %s", c.Path, c.Target, link, target)
+	}
+	if backup := apply(t, c); filepath.Dir(backup) != filepath.Dir(target) {
+		t.Errorf("backup %s is not beside the target %s", backup, target)
+	}
+	if m, _ := filepath.Glob(link + ".mcphost-backup-*"); len(m) != 0 {
+		t.Errorf("backup beside the link: %v", m)
+	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced: %v", err)
 	}
 	if !strings.Contains(string(readBytes(t, target)), testCommand) || !strings.Contains(string(readBytes(t, target)), "// mine") {
 		t.Fatalf("target not edited in place:\n%s", readBytes(t, target))
+	}
+	// No link on the way: the target is the path as given.
+	plain := dir + string(filepath.Separator) + "." + string(filepath.Separator) + "plain.json"
+	if c := installAt(t, Gemini, plain); c.Target != plain {
+		t.Errorf("target %s, want %s", c.Target, plain)
 	}
 	dangling := filepath.Join(dir, "dangling.json")
 	if err := os.Symlink(filepath.Join(dir, "nowhere", "x.json"), dangling); err != nil {
@@ -238,5 +253,171 @@ func TestDiff(t *testing.T) {
 	}
 	if !strings.Contains(d, "- \"mcphost\": {") || !strings.Contains(d, `"--api-key=****"`) || strings.Contains(d, "+ ") {
 		t.Errorf("diff:\n%s", d)
+	}
+}
+
+// realTempDir is a temporary directory with symbolic links resolved (on
+// some systems the temporary directory is itself reached through one).
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// symlink makes link point at target by a relative path, as a link
+// checked into a repository does; no symlinks here skips the test.
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(filepath.Dir(link), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(rel, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+}
+
+// TestInstallRefusesProjectLinkOutside: a project whose .cursor/mcp.json
+// (or .cursor directory) is a link to the user's own file neither has that
+// file edited nor gets a backup of it, with the user's token, in the
+// project. A link that stays in the project is followed.
+func TestInstallRefusesProjectLinkOutside(t *testing.T) {
+	env := Env{GOOS: "linux", Home: realTempDir(t), WorkDir: realTempDir(t)}
+	userFile := filepath.Join(env.Home, ".cursor", "mcp.json")
+	secret := `{"mcpServers": {"gh": {"command": "x", "env": {"AUTH": "Bearer ghp_USERSECRET"}}}}`
+	if err := os.MkdirAll(filepath.Dir(userFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(userFile, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	projFile := filepath.Join(env.WorkDir, ".cursor", "mcp.json")
+	for _, linked := range []string{"file", "directory"} {
+		t.Run(linked, func(t *testing.T) {
+			os.RemoveAll(filepath.Join(env.WorkDir, ".cursor"))
+			if linked == "file" {
+				symlink(t, userFile, projFile)
+			} else {
+				symlink(t, filepath.Dir(userFile), filepath.Dir(projFile))
+			}
+			o := InstallOptions{Scope: ScopeProject, Command: "mcphost", Force: true}
+			for _, plan := range []func(Kind, Env, InstallOptions) (*Change, error){PlanInstall, PlanUninstall} {
+				_, err := plan(Cursor, env, o)
+				if err == nil || !strings.Contains(err.Error(), "outside the project directory") || !strings.Contains(err.Error(), userFile) {
+					t.Fatalf("want a refusal naming %s, got %v", userFile, err)
+				}
+			}
+			for _, st := range InstallStates(env, o) {
+				if st.Kind == Cursor && st.Scope == ScopeProject && st.State != "error" {
+					t.Errorf("client list: %q, want error", st.State)
+				}
+			}
+			if got := string(readBytes(t, userFile)); got != secret {
+				t.Fatalf("the user's file changed:\n%s", got)
+			}
+			assertNoSecretIn(t, env.WorkDir, "USERSECRET")
+		})
+	}
+	// A link to another file of the project is fine: written at its
+	// target, the backup beside it.
+	os.RemoveAll(filepath.Join(env.WorkDir, ".cursor"))
+	shared := filepath.Join(env.WorkDir, "shared", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(shared), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shared, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, shared, projFile)
+	c, err := PlanInstall(Cursor, env, InstallOptions{Scope: ScopeProject, Command: "mcphost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Path != projFile || c.Target != shared {
+		t.Fatalf("path %s target %s", c.Path, c.Target)
+	}
+	if backup := apply(t, c); filepath.Dir(backup) != filepath.Dir(shared) {
+		t.Fatalf("backup %s not beside %s", backup, shared)
+	}
+}
+
+func assertNoSecretIn(t *testing.T, dir, secret string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.Type()&os.ModeSymlink != 0 || d.IsDir() {
+			return err
+		}
+		if strings.Contains(string(readBytes(t, p)), secret) {
+			t.Errorf("%s holds the user's secret", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestApplyRefusesRetargetedLink: a link changed between the plan and the
+// write (to the user's file) is not written through.
+func TestApplyRefusesRetargetedLink(t *testing.T) {
+	env := Env{GOOS: "linux", Home: realTempDir(t), WorkDir: realTempDir(t)}
+	inside := filepath.Join(env.WorkDir, "shared.json")
+	outside := filepath.Join(env.Home, "mine.json")
+	for _, p := range []string{inside, outside} {
+		if err := os.WriteFile(p, []byte(`{}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(env.WorkDir, ".mcp.json")
+	symlink(t, inside, link)
+	c, err := PlanInstall(ClaudeCode, env, InstallOptions{Scope: ScopeProject, Command: "mcphost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, outside, link)
+	if _, err := c.Apply(); !errors.Is(err, ErrChanged) {
+		t.Fatalf("want ErrChanged, got %v", err)
+	}
+	for _, p := range []string{inside, outside} {
+		if got := string(readBytes(t, p)); got != `{}` {
+			t.Errorf("%s written: %s", p, got)
+		}
+	}
+}
+
+// TestForeignTextStaysOnOneLine: a command or key with a newline in a
+// client's file adds no line to an error or a diff.
+func TestForeignTextStaysOnOneLine(t *testing.T) {
+	fake := "x\nvscode user installed /fake"
+	path := putFile(t, "mcp.json", []byte(`{"mcpServers": {"mcphost": {"command": "x\nvscode user installed /fake", "args": ["serve"]}}}`))
+	_, err := PlanInstall(Cursor, Env{}, InstallOptions{File: path, Command: testCommand})
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) || conflict.Command != fake {
+		t.Fatalf("want a conflict, got %v", err)
+	}
+	if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `"x\nvscode user installed /fake"`) {
+		t.Fatalf("the error is not one line with the command quoted: %q", err)
+	}
+	path = putFile(t, "mcp.json", []byte(`{"mcpServers": {"mcphost": {"command": "x\nvscode user installed /fake", "args": ["other"]}}}`))
+	if _, err := PlanUninstall(Cursor, Env{}, InstallOptions{File: path}); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("uninstall: %q", err)
+	}
+	path = putFile(t, "config.toml", []byte("[mcp_servers.mcphost]\ncommand = \"x\"\n\"k\\n+ injected\" = 1\n"))
+	c, err := PlanInstall(Codex, Env{}, InstallOptions{File: path, Command: testCommand, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 lines removed (the table, command, the key), 3 added.
+	if lines := strings.Split(strings.TrimSuffix(c.Diff(), "\n"), "\n"); len(lines) != 6 || strings.Contains(c.Diff(), "\n- + injected") {
+		t.Fatalf("the key added a line to the diff:\n%s", c.Diff())
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 // entryObj is a JSON object (or TOML table) whose keys keep the order they
@@ -123,7 +125,7 @@ func tomlTable(container, name string, o entryObj, nl string) string {
 	var b strings.Builder
 	b.WriteString("[" + container + "." + name + "]" + nl)
 	for _, f := range o {
-		b.WriteString(f.key + " = " + tomlValue(f.value) + nl)
+		b.WriteString(tomlKey(f.key) + " = " + tomlValue(f.value) + nl)
 	}
 	return b.String()
 }
@@ -161,12 +163,13 @@ func tomlKey(k string) string {
 // Diff shows the change of the entry alone, never the rest of the file:
 // the lines removed ("- ") and added ("+ "). An entry being replaced or
 // removed is shown with every value but its command, type and arguments
-// masked, since it may hold a token.
+// masked, since it may hold a token. Each line is escaped (termtext.Line):
+// the entry's keys and values come from the client's file.
 func (c *Change) Diff() string {
 	var b strings.Builder
 	write := func(sign, text string) {
 		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			b.WriteString(sign + " " + line + "\n")
+			b.WriteString(sign + " " + termtext.Line(line) + "\n")
 		}
 	}
 	if c.oldEntry != nil {
