@@ -28,6 +28,14 @@ type importedServer struct {
 	file   string // the mcphost file it goes to
 	status string // add, added, replace, replaced, conflict, duplicate, failed
 	err    error
+	// replaces are the keychain names the import stores a value under that
+	// hold one already (the plan says so, and its confirmation allows it);
+	// same those that hold the very value to store (nothing to store).
+	replaces []string
+	same     map[string]bool
+	// shadows is the user file whose entry of the same id this one, in the
+	// local scope, takes the place of in this directory.
+	shadows string
 }
 
 // Statuses of an imported server, as --json prints them.
@@ -61,14 +69,26 @@ Each server goes to the scope it came from: a user file's to your user
 file, a project file's to the project's .mcphost.yaml, and Claude Code's
 servers for one directory (~/.claude.json) to the local scope; --scope puts
 them all in one scope. A server whose id is already in the target file is
-reported and left as it is, unless --force replaces it.
+reported and left as it is, unless --force replaces it. What an import
+writes into a trusted project's file leaves the project untrusted until you
+have read the file and run "mcphost trust" again.
+
+A PATH at a project's place (.vscode/mcp.json, .cursor/mcp.json, .mcp.json,
+.gemini/settings.json, ...) is that project's file: outside the current
+directory it is imported only with --scope. A project's file whose path,
+symbolic links resolved, leads outside its project is not read.
 
 VS Code inputs (${input:ID}) are asked for once, on the terminal: a password
 is kept in the OS keychain and the entry refers to it as ${secret:NAME}; any
-other answer is written into the entry. A client secret written in clear in
-the client's file goes to the keychain the same way. Without a terminal,
-pass --skip-inputs and store the passwords later with "mcphost secret set".
---dry-run shows the plan and writes and stores nothing.`,
+other answer is written into the entry (never into the shared project file:
+such a server goes to the project scope only with --skip-inputs, which
+writes the input's default). A client secret written in clear in the
+client's file goes to the keychain the same way. Without a terminal, pass
+--skip-inputs and store the passwords later with "mcphost secret set".
+
+The plan shows each command in full; then the import asks for a "y" before
+writing (--yes: without asking). --dry-run shows the plan and writes and
+stores nothing.`,
 		Example: `  mcphost mcp import --from claude-desktop --dry-run
   mcphost mcp import --from cursor --scope user
   mcphost mcp import --from vscode .vscode/mcp.json
@@ -92,7 +112,7 @@ pass --skip-inputs and store the passwords later with "mcphost secret set".
 			if err != nil {
 				return err
 			}
-			locs, err := importLocations(kind, env, args)
+			srcs, err := importLocations(kind, env, args, scope != "")
 			if err != nil {
 				return err
 			}
@@ -100,40 +120,37 @@ pass --skip-inputs and store the passwords later with "mcphost secret set".
 				servers []*importedServer
 				results []*clientconf.Result
 			)
-			for _, loc := range locs {
-				res, err := clientconf.ImportFile(loc, env)
+			for _, src := range srcs {
+				res, err := clientconf.ImportFile(src.loc, src.env)
 				if err != nil {
 					return &exitError{code: exitUsage, err: fmt.Errorf("%w\nnothing was imported: fix the file, or give the path of another with mcphost mcp import --from %s PATH", err, kind)}
 				}
 				results = append(results, res)
 				for _, im := range res.Servers {
-					s := &importedServer{im: im, from: loc.Path, kind: kind, scope: scope}
+					s := &importedServer{im: im, from: src.loc.Path, kind: kind, scope: scope}
 					if s.scope == "" {
 						s.scope = targetScope(&s.im)
 					}
 					servers = append(servers, s)
 				}
 			}
-			if err := a.planImport(servers, force, dryRun); err != nil {
+			if err := a.planImport(servers, force, dryRun, skipInputs); err != nil {
 				return err
 			}
+			// With --json, standard output holds the JSON alone.
+			progress := a.stdout
+			if asJSON {
+				progress = a.stderr
+			}
 			if !asJSON {
-				a.printImportPlan(results, servers)
+				a.printImportPlan(a.stdout, results, servers, skipInputs)
 			}
 			if !dryRun {
-				// With --json, standard output holds the JSON alone.
-				progress := a.stdout
-				if asJSON {
-					progress = a.stderr
-				}
-				written, err := a.writeImport(cmd, progress, servers, force, skipInputs)
-				if err != nil {
+				if err := a.confirmImport(cmd.Context(), results, servers, asJSON, skipInputs); err != nil {
 					return err
 				}
-				if !asJSON {
-					for scope, id := range written {
-						a.trustHint(scope, id)
-					}
+				if err := a.writeImport(cmd, progress, servers, force, skipInputs); err != nil {
+					return err
 				}
 			} else if !asJSON {
 				fmt.Fprintln(a.stdout, "dry run: nothing written, nothing stored")
@@ -181,27 +198,48 @@ func (a *app) importEnv() (clientconf.Env, error) {
 	return clientconf.Env{GOOS: runtime.GOOS, Home: home, WorkDir: work, Getenv: a.getenv}, nil
 }
 
+// importSource is one client file to read, with the environment it is
+// read in: for a project's file, WorkDir is that project's directory
+// (what its ${workspaceFolder} and relative paths mean).
+type importSource struct {
+	loc clientconf.Location
+	env clientconf.Env
+}
+
 // importLocations is the file given, or the client's files that exist.
-func importLocations(kind clientconf.Kind, env clientconf.Env, args []string) ([]clientconf.Location, error) {
+// A file given is a project's by its place (.vscode/mcp.json, ...), or when
+// it is in the current directory and not one of the user's own files; a
+// project's file outside the current directory is refused unless the
+// scope was named (scopeGiven): its servers are not this directory's,
+// and the user scope runs them everywhere without "mcphost trust".
+func importLocations(kind clientconf.Kind, env clientconf.Env, args []string, scopeGiven bool) ([]importSource, error) {
 	if len(args) == 1 {
 		p := args[0]
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(env.WorkDir, p)
 		}
-		scope := clientconf.ScopeUser
-		if rel, err := filepath.Rel(env.WorkDir, p); err == nil && filepath.IsLocal(rel) {
-			scope = clientconf.ScopeProject
+		p = filepath.Clean(p)
+		src := importSource{loc: clientconf.Location{Kind: kind, Scope: clientconf.ScopeUser, Path: p}, env: env}
+		if dir, ok := clientconf.ProjectFileDir(kind, env, p); ok {
+			if !inDir(env.WorkDir, dir) && !scopeGiven {
+				return nil, usageError("%s is the file of the project in %s, not of this directory: nothing was imported.\n"+
+					"Run the import in %s (its servers then go to that project's file, which runs them only after \"mcphost trust\"), "+
+					"or read its plan (--dry-run) and name the scope with --scope local, project or user", termtext.Line(p), termtext.Line(dir), termtext.Line(dir))
+			}
+			src.loc.Scope, src.env.WorkDir = clientconf.ScopeProject, dir
+		} else if inDir(env.WorkDir, p) && !clientconf.UserFile(env, p) {
+			src.loc.Scope = clientconf.ScopeProject
 		}
-		return []clientconf.Location{{Kind: kind, Scope: scope, Path: p}}, nil
+		return []importSource{src}, nil
 	}
 	var (
-		found  []clientconf.Location
+		found  []importSource
 		looked []string
 	)
 	for _, loc := range clientconf.Locations(kind, env) {
 		looked = append(looked, loc.Path)
 		if _, err := os.Stat(loc.Path); err == nil {
-			found = append(found, loc)
+			found = append(found, importSource{loc: loc, env: env})
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, usageError("%s: %v", loc.Path, err)
 		}
@@ -212,156 +250,19 @@ func importLocations(kind clientconf.Kind, env clientconf.Env, args []string) ([
 	return found, nil
 }
 
-// targetScope is where an imported server goes by default: the scope it
-// came from. A project's server that refers to a keychain secret is not
-// moved elsewhere: a project file may not refer to the user's keychain, and
-// the local and user scopes run without "mcphost trust", so a cloned
-// repository's server gets there only when the user names the scope
-// (planImport refuses it with that advice).
-func targetScope(im *clientconf.Imported) config.Scope {
-	switch im.Scope {
-	case clientconf.ScopeProject:
-		return config.ScopeProject
-	case clientconf.ScopeLocal:
-		return config.ScopeLocal
-	}
-	return config.ScopeUser
-}
-
-// planImport finds each server's target file and whether its id is taken
-// there (or by another server of this import).
-func (a *app) planImport(servers []*importedServer, force, dryRun bool) error {
-	opts := a.loadOptions()
-	files := map[config.Scope]string{}
-	taken := map[string]string{} // scope/id -> client file
-	for _, s := range servers {
-		if _, ok := files[s.scope]; !ok {
-			p, _, err := config.ScopeFile(opts, s.scope)
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			files[s.scope] = p
-		}
-		s.file = files[s.scope]
-		key := string(s.scope) + "/" + s.im.Entry.ID
-		if other, dup := taken[key]; dup {
-			s.status = statusDuplicate
-			s.err = fmt.Errorf("%s also has a server %q for the %s scope; only the first is imported", other, s.im.Entry.ID, s.scope)
-			continue
-		}
-		taken[key] = s.from
-		if s.scope == config.ScopeProject && s.im.UsesKeychain() {
-			s.status = statusFailed
-			s.err = errors.New("it refers to a secret of your keychain, which a shared project file may not: read its command, then import it with --scope local (or --scope user), which runs it without \"mcphost trust\"")
-			continue
-		}
-		scopes, _, err := config.ServerScopes(opts, s.im.Entry.ID)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		exists := false
-		for _, sc := range scopes {
-			exists = exists || sc == s.scope
-		}
-		switch {
-		case exists && !force:
-			s.status = statusConflict
-		case exists:
-			s.status = map[bool]string{true: statusReplace, false: statusReplaced}[dryRun]
-		default:
-			s.status = map[bool]string{true: statusAdd, false: statusAdded}[dryRun]
-		}
-	}
-	return nil
-}
-
-// printImportPlan shows, file by file, what the import does with each
-// server. Everything from a client's file is escaped to one line.
-func (a *app) printImportPlan(results []*clientconf.Result, servers []*importedServer) {
-	w := a.stdout
-	for _, res := range results {
-		fmt.Fprintf(w, "%s (%s):\n", termtext.Line(res.Path), res.Kind)
-		n := 0
-		for _, s := range servers {
-			if s.from != res.Path {
-				continue
-			}
-			n++
-			a.printPlannedServer(s)
-		}
-		for _, sk := range res.Skipped {
-			fmt.Fprintf(w, "  - %s: not imported: %s\n", termtext.Line(sk.Name), termtext.Line(sk.Reason))
-		}
-		for _, note := range res.Notes {
-			fmt.Fprintf(w, "  note: %s\n", termtext.Line(note))
-		}
-		if n == 0 && len(res.Skipped) == 0 && len(res.Notes) == 0 {
-			fmt.Fprintln(w, "  no servers")
-		}
-	}
-}
-
-func (a *app) printPlannedServer(s *importedServer) {
-	w := a.stdout
-	mark := map[string]string{statusAdd: "+", statusAdded: "+", statusReplace: "~", statusReplaced: "~"}[s.status]
-	if mark == "" {
-		mark = "!"
-	}
-	e := s.im.Entry
-	fmt.Fprintf(w, "  %s %s  %s %s  → %s scope (%s)\n", mark, e.ID, transportOf(e), oneLine(entryTarget(e, a.showSecrets), 60), s.scope, termtext.Line(s.file))
-	for _, c := range s.im.Converted {
-		fmt.Fprintf(w, "      converted: %s\n", termtext.Line(c))
-	}
-	for _, d := range s.im.Dropped {
-		fmt.Fprintf(w, "      dropped %s: %s\n", termtext.Line(d.Field), termtext.Line(d.Reason))
-	}
-	for _, in := range s.im.Inputs {
-		switch {
-		case in.Value != "":
-			fmt.Fprintf(w, "      secret: %s, to keep in the OS keychain\n", in.Secret)
-		case in.Password:
-			fmt.Fprintf(w, "      input %s (%s): asked once, kept in the OS keychain as %s\n", termtext.Line(in.ID), termtext.Line(in.Description), in.Secret)
-		default:
-			fmt.Fprintf(w, "      input %s (%s): asked once, written in the entry\n", termtext.Line(in.ID), termtext.Line(in.Description))
-		}
-	}
-	switch s.status {
-	case statusConflict:
-		fmt.Fprintf(w, "      conflict: %s already has a server %q: not replaced (pass --force to replace it)\n", termtext.Line(s.file), e.ID)
-	case statusReplace, statusReplaced:
-		fmt.Fprintf(w, "      replaces the server %q of %s (--force)\n", e.ID, termtext.Line(s.file))
-	case statusDuplicate, statusFailed:
-		fmt.Fprintf(w, "      not imported: %s\n", termtext.Line(s.err.Error()))
-	}
-}
-
-// transportOf is an entry's transport as the loader infers it.
-func transportOf(e config.ServerEntry) string {
-	switch {
-	case e.Transport != "":
-		return e.Transport
-	case e.Command != "":
-		return config.TransportStdio
-	}
-	return config.TransportHTTP
-}
-
-// entryTarget is what an entry runs or where it is, for the plan.
-func entryTarget(e config.ServerEntry, show bool) string {
-	if e.Command != "" {
-		return shellJoin(append([]string{e.Command}, e.Args...))
-	}
-	if show {
-		return e.URL
-	}
-	return config.RedactURL(e.URL)
+// inDir reports whether path is dir or inside it.
+func inDir(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // writeImport asks for the inputs, stores the secrets and writes the
-// servers that are to be added or replaced.
-// It returns a server written to each scope (for the trust hint); an error
-// only when the inputs could not be asked for, and then nothing is written.
-func (a *app) writeImport(cmd *cobra.Command, w io.Writer, servers []*importedServer, force, skipInputs bool) (map[config.Scope]string, error) {
+// servers that are to be added or replaced. What it writes comes from a
+// file the user did not type: a trusted project whose file gets a server
+// is not kept trusted, and the user is told to read it and trust it again.
+// The error is for inputs that could not be asked for; then nothing is
+// written.
+func (a *app) writeImport(cmd *cobra.Command, w io.Writer, servers []*importedServer, force, skipInputs bool) error {
 	var todo []*importedServer
 	for _, s := range servers {
 		if s.status == statusAdded || s.status == statusReplaced {
@@ -370,22 +271,23 @@ func (a *app) writeImport(cmd *cobra.Command, w io.Writer, servers []*importedSe
 	}
 	answers, err := a.collectInputs(cmd.Context(), todo, skipInputs)
 	if err != nil {
-		return nil, fmt.Errorf("%w\nnothing was imported", err)
+		return fmt.Errorf("%w\nnothing was imported", err)
 	}
 	opts := a.loadOptions()
-	written := map[config.Scope]string{}
+	trusted := a.projectTrusted()
+	written := map[config.Scope]*importedServer{}
 	for _, s := range todo {
 		if s.err = answers.store(s); s.err != nil {
 			s.status = statusFailed
 			continue
 		}
 		entry := s.im.Fill(answers.plainFor(s))
-		if _, s.err = config.AddServer(opts, s.scope, entry, force); s.err != nil {
+		if _, s.err = config.AddServerWith(opts, s.scope, entry, config.AddOptions{Replace: force, Untyped: true}); s.err != nil {
 			s.status = statusFailed
 			continue
 		}
 		if _, ok := written[s.scope]; !ok {
-			written[s.scope] = entry.ID
+			written[s.scope] = s
 		}
 	}
 	for _, s := range todo {
@@ -396,7 +298,36 @@ func (a *app) writeImport(cmd *cobra.Command, w io.Writer, servers []*importedSe
 			fmt.Fprintf(w, "server %q not imported: %s\n", s.im.Entry.ID, termtext.Line(s.err.Error()))
 		}
 	}
-	return written, nil
+	for _, scope := range []config.Scope{config.ScopeProject, config.ScopeLocal, config.ScopeUser} {
+		if s := written[scope]; s != nil {
+			a.untypedTrustNote(w, s.scope, s.file, s.im.Entry.ID, trusted, w != a.stdout)
+		}
+	}
+	return nil
+}
+
+// projectTrusted reports whether the current directory's project is
+// trusted, with its files as they are now.
+func (a *app) projectTrusted() bool {
+	ok, err := config.IsTrusted(a.loadOptions(), "")
+	return err == nil && ok
+}
+
+// untypedTrustNote follows a write of a server the user did not type (an
+// import, add-json) into the file of scope. Into the project file of a
+// project that was trusted before, it says that the project must be
+// trusted again: such content does not keep it trusted. Otherwise it is
+// the usual hint (not with --json, whose standard output is the JSON).
+func (a *app) untypedTrustNote(w io.Writer, scope config.Scope, file, id string, wasTrusted, quiet bool) {
+	if scope == config.ScopeProject && wasTrusted {
+		dir := filepath.Dir(file)
+		fmt.Fprintf(w, "note: the project was trusted; what was just written into %s is not, and until it is, none of the project's servers start: read the file, then run \"mcphost trust %s\"\n",
+			termtext.Line(file), termtext.Line(shellQuote(dir)))
+		return
+	}
+	if !quiet {
+		a.trustHint(scope, id)
+	}
 }
 
 // importOutcome is the exit status: 2 when nothing could be read into an
@@ -450,14 +381,24 @@ func (a *app) importedJSON(s *importedServer) map[string]any {
 	if s.err != nil {
 		d["error"] = s.err.Error()
 	}
+	if s.shadows != "" {
+		d["shadows"] = s.shadows
+	}
+	if len(s.replaces) > 0 {
+		d["replaces_secrets"] = s.replaces
+	}
 	return d
 }
 
-// maskedEntry is an entry with the values of env and headers masked.
+// maskedEntry is an entry with the values of env and headers masked, and
+// those of arguments that follow a secret's flag (--token, --api-key).
 func maskedEntry(e config.ServerEntry, show bool) config.ServerEntry {
 	e.Env, e.Headers = masked(e.Env, show), masked(e.Headers, show)
 	if !show {
 		e.URL = config.RedactURL(e.URL)
+		if len(e.Args) > 0 {
+			e.Args = clientconf.MaskSecretArgs(e.Args)
+		}
 	}
 	return e
 }
@@ -485,7 +426,8 @@ url, headers), Windsurf (serverUrl), VS Code (envFile, ${input:ID}), Codex
 recognised by its keys and converted as "mcphost mcp import" converts that
 client's file; what is converted and what is left out is printed. A
 snippet of a whole file holding one server ({"mcpServers": {...}}) is taken
-too. JSON "-" reads it from standard input.`,
+too. JSON "-" reads it from standard input. Written into a trusted
+project's file, it leaves the project untrusted until "mcphost trust".`,
 		Example: `  mcphost mcp add-json weather '{"command":"npx","args":["-y","weather-mcp"],"env":{"KEY":"${WEATHER_KEY}"}}'
   mcphost mcp add-json docs '{"httpUrl":"https://docs.example.com/mcp","timeout":30000}' --scope user
   pbpaste | mcphost mcp add-json tools -`,
@@ -520,6 +462,12 @@ too. JSON "-" reads it from standard input.`,
 			for _, d := range im.Dropped {
 				fmt.Fprintf(a.stdout, "  dropped %s: %s\n", termtext.Line(d.Field), termtext.Line(d.Reason))
 			}
+			if err := a.checkImported(s, skipInputs, keychainCache{}); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("server %q not added: %w", s.im.Entry.ID, err)}
+			}
+			if err := a.confirmSecretReplace(cmd.Context(), s.replaces); err != nil {
+				return err
+			}
 			answers, err := a.collectInputs(cmd.Context(), []*importedServer{s}, skipInputs)
 			if err != nil {
 				return err
@@ -528,7 +476,8 @@ too. JSON "-" reads it from standard input.`,
 				return err
 			}
 			entry := im.Fill(answers.plainFor(s))
-			path, err := config.AddServer(a.loadOptions(), scope, entry, replace)
+			trusted := scope == config.ScopeProject && a.projectTrusted()
+			path, err := config.AddServerWith(a.loadOptions(), scope, entry, config.AddOptions{Replace: replace, Untyped: true})
 			if errors.Is(err, config.ErrServerExists) {
 				return usageError("%v\npass --replace to overwrite it", err)
 			}
@@ -536,7 +485,7 @@ too. JSON "-" reads it from standard input.`,
 				return &exitError{code: exitUsage, err: err}
 			}
 			fmt.Fprintf(a.stdout, "added server %q to %s%s\n", entry.ID, path, scopeNote(scope))
-			a.trustHint(scope, entry.ID)
+			a.untypedTrustNote(a.stdout, scope, path, entry.ID, trusted, false)
 			return nil
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -36,10 +37,19 @@ func (ans *importAnswers) plainFor(s *importedServer) map[string]string {
 }
 
 // store keeps s's secrets in the OS keychain (those that were answered).
+// A name the keychain holds already is written over only as the plan said
+// (s.replaces); one that is not answered then is an error: the entry would
+// refer to a value this import did not store.
 func (ans *importAnswers) store(s *importedServer) error {
 	for _, in := range s.im.Inputs {
+		if in.Secret == "" || s.same[in.Secret] {
+			continue
+		}
 		v, ok := ans.secrets[in.Secret]
-		if in.Secret == "" || !ok {
+		if !ok {
+			if slices.Contains(s.replaces, in.Secret) {
+				return fmt.Errorf("nothing was typed for %s, which the OS keychain already holds: the entry would send that value to this server", in.Secret)
+			}
 			continue
 		}
 		if err := authn.SetSecret(in.Secret, v); err != nil {
@@ -57,6 +67,7 @@ type question struct {
 	def      string
 	options  []string
 	secrets  []string // the keychain names a password goes to
+	files    []string // the files a plain answer is written into
 	servers  []string
 }
 
@@ -88,6 +99,8 @@ func (a *app) collectInputs(ctx context.Context, servers []*importedServer, skip
 			q.servers = append(q.servers, s.im.Entry.ID)
 			if in.Secret != "" {
 				q.secrets = append(q.secrets, in.Secret)
+			} else if !slices.Contains(q.files, s.file) {
+				q.files = append(q.files, s.file)
 			}
 		}
 	}
@@ -127,7 +140,9 @@ func (a *app) collectInputs(ctx context.Context, servers []*importedServer, skip
 			prompt += fmt.Sprintf(" [default %s]", termtext.Line(q.def))
 		}
 		if q.password {
-			prompt += " (not shown; kept in the OS keychain)"
+			prompt += fmt.Sprintf(" (not shown; kept in the OS keychain as %s)", strings.Join(q.secrets, " and "))
+		} else {
+			prompt += fmt.Sprintf(" (written in clear into %s)", termtext.Line(strings.Join(q.files, " and ")))
 		}
 		fmt.Fprint(a.stderr, prompt+": ")
 		v, err := a.readAnswer(ctx, lines, q.password)

@@ -11,6 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/clientconf"
 )
 
 // importTestdata is the directory of the client files the importers are
@@ -41,13 +42,14 @@ func TestMCPImportDryRun(t *testing.T) {
 	copyClientFile(t, "cursor/mcp.json", filepath.Join(home, ".cursor", "mcp.json"))
 	copyClientFile(t, "tenx/mcp.json", filepath.Join(e.work, ".cursor", "mcp.json"))
 
+	name := clientconf.SecretName(filepath.Join(home, ".cursor", "mcp.json"), "oauth-server", "client_secret")
 	r := e.must(exitOK, "mcp", "import", "--from", "cursor", "--dry-run")
 	for _, want := range []string{
 		"+ context7  http https://mcp.context7.com/mcp  → user scope",
 		"+ git  stdio npx -y @modelcontextprotocol/server-git --repository .  → project scope",
 		"converted: ${env:CONTEXT7_API_KEY} → ${CONTEXT7_API_KEY}",
 		"converted: envFile → env_file",
-		"secret: oauth-server.client_secret, to keep in the OS keychain",
+		"secret: " + name + ", to keep in the OS keychain",
 		"dry run: nothing written",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -62,7 +64,7 @@ func TestMCPImportDryRun(t *testing.T) {
 			t.Errorf("%s written by a dry run", p)
 		}
 	}
-	if _, err := authn.Secret("oauth-server.client_secret"); !errors.Is(err, authn.ErrNoSecret) {
+	if _, err := authn.Secret(name); !errors.Is(err, authn.ErrNoSecret) {
 		t.Errorf("a dry run stored the secret: %v", err)
 	}
 }
@@ -76,7 +78,7 @@ func TestMCPImportConflict(t *testing.T) {
 	copyClientFile(t, "windsurf/mcp_config.json", filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"))
 	e.must(exitOK, "mcp", "add", "git", "--url", "https://mine.example/mcp", "--scope", "user")
 
-	r := e.must(exitFailure, "mcp", "import", "--from", "windsurf")
+	r := e.must(exitFailure, "mcp", "import", "--from", "windsurf", "--yes")
 	if !strings.Contains(r.stdout, "conflict:") || !strings.Contains(r.stdout, "pass --force") || !strings.Contains(r.stderr, "git") {
 		t.Errorf("the conflict is not reported:\n%s", r)
 	}
@@ -87,11 +89,11 @@ func TestMCPImportConflict(t *testing.T) {
 		t.Errorf("the other servers are not imported: %v", s)
 	}
 
-	r = e.must(exitFailure, "mcp", "import", "--from", "windsurf")
+	r = e.must(exitFailure, "mcp", "import", "--from", "windsurf", "-y")
 	if strings.Count(r.stdout, "conflict:") != 4 {
 		t.Errorf("a second import must report every server as configured:\n%s", r)
 	}
-	e.must(exitOK, "mcp", "import", "--from", "windsurf", "--force")
+	e.must(exitOK, "mcp", "import", "--from", "windsurf", "--force", "--yes")
 	if s := e.getServer("git"); s["command"] != "uvx" || s["enabled"] != false {
 		t.Errorf("--force did not replace the entry: %v", s)
 	}
@@ -138,7 +140,7 @@ func TestMCPImportJSON(t *testing.T) {
 		t.Errorf("env values are not masked:\n%s", r.stdout)
 	}
 
-	r = e.must(exitFailure, "mcp", "import", "--from", "claude-desktop", "--json")
+	r = e.must(exitFailure, "mcp", "import", "--from", "claude-desktop", "--json", "--yes")
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || plan.DryRun {
 		t.Fatalf("the result is not JSON alone: %v\n%s", err, r)
 	}
@@ -152,55 +154,45 @@ func TestMCPImportJSON(t *testing.T) {
 // VS Code inputs: asked once on a terminal, the password kept in the OS
 // keychain and referred to, the plain answer written; without a terminal
 // the command says what to do instead. A project's server that refers to
-// the keychain is imported only into a scope the user names.
+// the keychain, or whose input's answer would be written into the shared
+// project file, is imported only into a scope the user names.
 func TestMCPImportVSCodeInputs(t *testing.T) {
 	keyring.MockInit()
 	e := newEnv(t)
 	e.withHome()
-	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
+	file := copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
+	secret := clientconf.SecretName(file, "Perplexity", "perplexity-key")
 
-	r := e.must(exitUsage, "mcp", "import", "--from", "vscode")
-	for _, want := range []string{"on a terminal", "--skip-inputs", "nothing was imported"} {
+	r := e.must(exitUsage, "mcp", "import", "--from", "vscode", "--scope", "local", "--yes")
+	for _, want := range []string{"on a terminal", "--skip-inputs", "nothing was imported", "mcphost secret set", secret} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("no %q in\n%s", want, r)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(e.work, ".mcphost.yaml")); err == nil {
+	if _, err := os.Stat(e.localFile()); err == nil {
 		t.Error("servers were written although the inputs could not be asked for")
 	}
 
-	// By default the project's servers go to the project file; the one
-	// that refers to the keychain is not imported (the local and user
-	// scopes run without "mcphost trust"), and its input is not asked.
+	// By default the project's servers go to the project file; the ones
+	// that refer to the keychain or ask for a value are not imported, and
+	// nothing is asked.
 	e.terminal = true
-	r = e.runStdin("prod_db\n", "mcp", "import", "--from", "vscode")
+	r = e.runStdin("prod_db\n", "mcp", "import", "--from", "vscode", "--yes")
 	e.terminal = false
-	if r.code != exitFailure || !strings.Contains(r.stdout, "--scope local") || strings.Contains(r.stderr, "Perplexity API Key") {
+	if r.code != exitFailure || !strings.Contains(r.stdout, "--scope local") || strings.Contains(r.stderr, "Perplexity API Key") || strings.Contains(r.stderr, "Database name") {
 		t.Fatalf("import with the default scope:\n%s", r)
 	}
 	project := readFile(t, filepath.Join(e.work, ".mcphost.yaml"))
-	if strings.Contains(project, "Perplexity") || !strings.Contains(project, "prod_db") {
+	if strings.Contains(project, "Perplexity") || strings.Contains(project, "prod_db") || !strings.Contains(project, "fetch") {
 		t.Errorf("the project file:\n%s", project)
 	}
-	e.must(exitOK, "trust")
-	if s := e.getServer("db"); strings.Join(strs(s["args"]), " ") != filepath.Join(e.work, "db", "server.js")+" --db prod_db" {
-		t.Errorf("db args %v", s["args"])
-	}
 
-	// Named by the user, the local scope takes it: the password is kept
-	// in the keychain, never printed nor written.
-	e = newEnv(t)
-	e.withHome()
-	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
-	r = e.must(exitUsage, "mcp", "import", "--from", "vscode", "--scope", "local")
-	for _, want := range []string{"mcphost secret set", "Perplexity.perplexity-key"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("no %q in\n%s", want, r)
-		}
-	}
+	// Named by the user, the local scope takes them: the password is kept
+	// in the keychain, never printed nor written; the prompts say where
+	// each answer goes.
 	const password = "pplx-secret-value-0123456789"
 	e.terminal = true
-	r = e.runStdin(password+"\nprod_db\n", "mcp", "import", "--from", "vscode", "--scope", "local")
+	r = e.runStdin(password+"\nprod_db\n", "mcp", "import", "--from", "vscode", "--scope", "local", "--yes")
 	e.terminal = false
 	if r.code != exitOK {
 		t.Fatalf("import with answers:\n%s", r)
@@ -208,7 +200,8 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, password) {
 		t.Errorf("the password is printed:\n%s", r)
 	}
-	if v, err := authn.Secret("Perplexity.perplexity-key"); err != nil || v != password {
+	wantContains(t, "stderr", r.stderr, "kept in the OS keychain as "+secret, "written in clear into "+e.localFile())
+	if v, err := authn.Secret(secret); err != nil || v != password {
 		t.Errorf("keychain: %q %v", v, err)
 	}
 	if _, ok := e.listServers("--scope", "local")["Perplexity"]; !ok {
@@ -217,15 +210,19 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	if s := e.getServer("Perplexity"); s["error"] != nil {
 		t.Errorf("the secret does not resolve: %v", s["error"])
 	}
+	if s := e.getServer("db"); strings.Join(strs(s["args"]), " ") != filepath.Join(e.work, "db", "server.js")+" --db prod_db" {
+		t.Errorf("db args %v", s["args"])
+	}
 }
 
-// default, and the secrets to store are named.
+// --skip-inputs asks nothing: the plain inputs take their default, and the
+// secrets to store are named.
 func TestMCPImportSkipInputs(t *testing.T) {
 	keyring.MockInit()
 	e := newEnv(t)
 	e.withHome()
 	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
-	r := e.must(exitOK, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "local")
+	r := e.must(exitOK, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "local", "--yes")
 	if !strings.Contains(r.stderr, "mcphost secret set NAME") || !strings.Contains(r.stderr, "Perplexity.perplexity-key") {
 		t.Errorf("the secrets to store are not named:\n%s", r)
 	}
@@ -235,7 +232,7 @@ func TestMCPImportSkipInputs(t *testing.T) {
 
 	// A project file may not refer to the keychain: said before anything
 	// is asked or stored.
-	r = e.must(exitFailure, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "project", "--force")
+	r = e.must(exitFailure, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "project", "--force", "--yes")
 	if !strings.Contains(r.stdout, "import it with --scope local") || strings.Contains(r.stdout, "Perplexity\" to") {
 		t.Errorf("--scope project with a keychain secret:\n%s", r)
 	}
@@ -252,8 +249,8 @@ func TestMCPImportRoundTrip(t *testing.T) {
 	claude = strings.ReplaceAll(claude, "/home/alice/src/app", filepath.ToSlash(e.work))
 	writeFile(t, filepath.Join(home, ".claude.json"), claude)
 
-	e.must(exitOK, "mcp", "import", "--from", "codex")
-	e.must(exitOK, "mcp", "import", "--from", "claude-code")
+	e.must(exitOK, "mcp", "import", "--from", "codex", "--yes")
+	e.must(exitOK, "mcp", "import", "--from", "claude-code", "--yes")
 
 	user := e.listServers("--scope", "user")
 	for _, id := range []string{"context7", "docs", "figma", "sentry", "linear", "airtable"} {

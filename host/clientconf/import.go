@@ -98,8 +98,15 @@ type Source struct {
 }
 
 // ImportFile reads the servers of one client file. A missing file is an
-// error wrapping fs.ErrNotExist.
+// error wrapping fs.ErrNotExist. A project's file (loc.Scope ScopeProject)
+// is of the project in env.WorkDir: one whose path, symbolic links
+// resolved, leads outside it is an error wrapping ErrOutsideProject.
 func ImportFile(loc Location, env Env) (*Result, error) {
+	if loc.Scope == ScopeProject {
+		if err := checkInProject(loc.Path, env.WorkDir); err != nil {
+			return nil, err
+		}
+	}
 	data, err := safefile.ReadFile(loc.Path, maxBytesOf(loc.Kind, loc.Path, config.MaxConfigBytes))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -249,7 +256,7 @@ func (f *fileReader) servers(section map[string]any, scope Scope, read func(r *e
 		}
 		im := &Imported{Name: name, Scope: scope}
 		im.Entry.ID = f.newID(im, name, scope)
-		r := newEntryReader(f.kind, m, im, f.src.Env)
+		r := newEntryReader(f.kind, m, im, f.src.Env, f.src.Path)
 		f.read(r, read)
 	}
 }
@@ -446,4 +453,21 @@ func replaceInEntry(e *config.ServerEntry, placeholder, value string) {
 	e.URL = r(e.URL)
 	e.EnvFile = r(e.EnvFile)
 	e.Cwd = strings.ReplaceAll(e.Cwd, placeholder, value)
+}
+
+// MaskSecretArgs is args as a plan shows them: the value of a flag that
+// names a secret (the argument after --token, --api-key and the like, or
+// the part after "=") masked, as the diff of "client install" shows an
+// entry's arguments.
+func MaskSecretArgs(args []string) []string {
+	in := make([]any, len(args))
+	for i, a := range args {
+		in[i] = a
+	}
+	masked, _ := maskArgs(in).([]any)
+	out := make([]string, len(masked))
+	for i, a := range masked {
+		out[i], _ = a.(string)
+	}
+	return out
 }

@@ -25,6 +25,7 @@ func FuzzImport(f *testing.F) {
 	f.Add(uint8(4), []byte(`{"inputs": [{"id": "i", "type": "promptString", "password": true}], "servers": {"s": {"url": "https://a/${input:i}", "headers": {"A": "${input:i}"}}}}`))
 	f.Add(uint8(5), []byte("[mcp_servers.a]\nurl = 'https://x'\nenv_http_headers = { A = 'B' }\n"))
 	f.Add(uint8(8), []byte("extensions:\n  a: &x {type: stdio, cmd: x}\n  b: *x\n"))
+	f.Add(uint8(5), []byte("[mcp_servers."+strings.Repeat("a.", 120)+"a]\nx = [[[{a.b = 1}]]]\n"))
 	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
 		kind := Kinds[int(k)%len(Kinds)]
 		res, err := Import(kind, data, Source{Path: "fuzz", Scope: ScopeProject, Env: importEnv})

@@ -97,7 +97,7 @@ func ImportJSON(id string, data []byte, env Env) (*Imported, Shape, error) {
 		return im, shape, nil
 	}
 	kind, read := readerOf(shape)
-	r := newEntryReader(kind, m, im, env)
+	r := newEntryReader(kind, m, im, env, jsonSource(env))
 	if shape == ShapeVSCode {
 		r.inputs = inputs
 		if r.inputs == nil {
@@ -122,6 +122,10 @@ func ImportJSON(id string, data []byte, env Env) (*Imported, Shape, error) {
 	}
 	return im, shape, nil
 }
+
+// jsonSource is what the keychain names of a pasted entry's secrets are
+// made unique to (see SecretName): the command line, in its directory.
+func jsonSource(env Env) string { return "add-json\x00" + env.WorkDir }
 
 // unwrap takes the one server out of a pasted file snippet
 // ({"mcpServers": {"x": {...}}}), with VS Code's inputs beside it.

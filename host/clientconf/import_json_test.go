@@ -53,7 +53,7 @@ func TestImportJSONShapes(t *testing.T) {
 		// A snippet of a whole file that holds one server.
 		{`{"mcpServers": {"whatever": {"command": "srv"}}}`, ShapeClaude, config.ServerEntry{Command: "srv"}},
 		{`{"inputs": [{"type": "promptString", "id": "k", "password": true}], "servers": {"x": {"command": "srv", "env": {"K": "${input:k}"}}}}`, ShapeVSCode,
-			config.ServerEntry{Command: "srv", Env: map[string]string{"K": "${secret:s.k}"}}},
+			config.ServerEntry{Command: "srv", Env: map[string]string{"K": "${secret:" + SecretName(jsonSource(importEnv), "s", "k") + "}"}}},
 	} {
 		im, shape, err := ImportJSON("s", []byte(c.json), importEnv)
 		if err != nil {

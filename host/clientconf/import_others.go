@@ -212,7 +212,7 @@ func readZedServer(r *entryReader) {
 	if cmd, ok := r.m["command"].(map[string]any); ok {
 		// The first shape: "command": {"path", "args", "env"}.
 		r.used["command"] = true
-		sub := newEntryReader(r.kind, cmd, r.im, r.env)
+		sub := newEntryReader(r.kind, cmd, r.im, r.env, r.source)
 		e.Command, _ = sub.value("path", true)
 		e.Args = sub.values("args")
 		e.Env = sub.valueMap("env", false)

@@ -198,7 +198,7 @@ func (r *entryReader) input(field, id string, expands bool) (string, string) {
 		if !expands {
 			return "", fmt.Sprintf("mcphost does not expand secrets in %s", field)
 		}
-		name := SecretName(r.im.Entry.ID, id)
+		name := SecretName(r.source, r.im.Entry.ID, id)
 		r.im.addInput(Input{ID: id, Description: in.Description, Password: true, Secret: name})
 		r.im.convertf("${input:%s} → ${secret:%s} (asked once, kept in the OS keychain)", id, name)
 		return "${secret:" + name + "}", ""
@@ -247,10 +247,14 @@ func escapeDollars(s string) string {
 func escapeEveryDollar(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
 // SecretName is the keychain name of a value a server's entry refers to:
-// "<server>.<what>", letters, digits, ".", "_" and "-" (authn's rule), a
-// hash replacing the end of a name over 64 characters. The same server and
-// input always give the same name.
-func SecretName(serverID, what string) string {
+// "<server>.<what>.<tag>", where tag is a short hash of source (the path of
+// the client file the entry comes from), so that two files, whoever wrote
+// them, never name the same secret: a cloned repository's file that
+// defines a server "github" with an input "pat" does not get to refer to
+// the token the user's own file stored. Letters, digits, ".", "_" and "-"
+// (authn's rule); a hash replaces the end of a name over 64 characters.
+// The same source, server and input always give the same name.
+func SecretName(source, serverID, what string) string {
 	var b strings.Builder
 	for _, c := range serverID + "." + what {
 		switch {
@@ -261,17 +265,19 @@ func SecretName(serverID, what string) string {
 		}
 	}
 	name := b.String()
-	if len(name) > 64 {
+	src := sha256.Sum256([]byte(source))
+	tag := "." + hex.EncodeToString(src[:4])
+	if len(name)+len(tag) > 64 {
 		sum := sha256.Sum256([]byte(serverID + "\x00" + what))
-		name = name[:55] + "-" + hex.EncodeToString(sum[:4])
+		name = name[:64-len(tag)-9] + "-" + hex.EncodeToString(sum[:4])
 	}
-	return name
+	return name + tag
 }
 
 // keepSecret writes a secret the client's file held in clear as a keychain
 // reference, and records the value to store.
 func (r *entryReader) keepSecret(what, value string) string {
-	name := SecretName(r.im.Entry.ID, what)
+	name := SecretName(r.source, r.im.Entry.ID, what)
 	r.im.addInput(Input{Description: fmt.Sprintf("%s of server %s", what, r.im.Entry.ID), Password: true, Secret: name, Value: value})
 	r.im.convertf("%s: kept in the OS keychain as %s, referenced as ${secret:%s}", what, name, name)
 	return "${secret:" + name + "}"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host/config"
 )
 
@@ -34,6 +35,9 @@ type importCase struct {
 
 func importCases() []importCase {
 	f := false
+	// The keychain name of a secret of a file (see SecretName).
+	secret := func(file, id, what string) string { return SecretName(file, id, what) }
+	ref := func(file, id, what string) string { return "${secret:" + secret(file, id, what) + "}" }
 	return []importCase{
 		{kind: ClaudeDesktop, file: "claude-desktop/claude_desktop_config.json", scope: ScopeUser, servers: map[string]wantImport{
 			"user/filesystem": {entry: config.ServerEntry{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/alice/Desktop", "/Users/alice/Downloads"}}},
@@ -66,9 +70,9 @@ func importCases() []importCase {
 				Env: map[string]string{"PYTHONPATH": "/home/alice/src/app/venv/lib"}, EnvFile: "/home/alice/src/app/.env"},
 				converted: []string{"${workspaceFolder} → /home/alice/src/app", "envFile → env_file"}},
 			"user/oauth-server": {entry: config.ServerEntry{URL: "https://api.example.com/mcp",
-				OAuth: map[string]any{"client_id": "my-client", "client_secret": "${secret:oauth-server.client_secret}", "scopes": []any{"read", "write"}}},
+				OAuth: map[string]any{"client_id": "my-client", "client_secret": ref("cursor/mcp.json", "oauth-server", "client_secret"), "scopes": []any{"read", "write"}}},
 				converted: []string{"auth → oauth", "kept in the OS keychain as oauth-server.client_secret"},
-				inputs:    []Input{{Description: "client_secret of server oauth-server", Password: true, Secret: "oauth-server.client_secret"}}},
+				inputs:    []Input{{Description: "client_secret of server oauth-server", Password: true, Secret: secret("cursor/mcp.json", "oauth-server", "client_secret")}}},
 			"user/sse-server": {entry: config.ServerEntry{Transport: "sse", URL: "http://localhost:8000/sse"}},
 		}},
 		{kind: Windsurf, file: "windsurf/mcp_config.json", scope: ScopeUser, servers: map[string]wantImport{
@@ -82,8 +86,8 @@ func importCases() []importCase {
 		}},
 		{kind: VSCode, file: "vscode/.vscode/mcp.json", scope: ScopeProject, servers: map[string]wantImport{
 			"project/Perplexity": {entry: config.ServerEntry{Command: "npx", Args: []string{"-y", "server-perplexity-ask"},
-				Env: map[string]string{"PERPLEXITY_API_KEY": "${secret:Perplexity.perplexity-key}"}},
-				inputs: []Input{{ID: "perplexity-key", Description: "Perplexity API Key", Password: true, Secret: "Perplexity.perplexity-key"}}},
+				Env: map[string]string{"PERPLEXITY_API_KEY": ref("vscode/.vscode/mcp.json", "Perplexity", "perplexity-key")}},
+				inputs: []Input{{ID: "perplexity-key", Description: "Perplexity API Key", Password: true, Secret: secret("vscode/.vscode/mcp.json", "Perplexity", "perplexity-key")}}},
 			"project/fetch": {entry: config.ServerEntry{Command: "uvx", Args: []string{"mcp-server-fetch"}}},
 			"project/github": {entry: config.ServerEntry{URL: "https://api.githubcopilot.com/mcp/", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}},
 				converted: []string{"${env:GITHUB_TOKEN} → ${GITHUB_TOKEN}"}},
@@ -97,8 +101,8 @@ func importCases() []importCase {
 		}},
 		{kind: VSCode, file: "vscode/settings.json", scope: ScopeUser, servers: map[string]wantImport{
 			"user/memory": {entry: config.ServerEntry{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}}},
-			"user/remote-api": {entry: config.ServerEntry{URL: "https://api.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${secret:remote-api.api-token}"}},
-				inputs: []Input{{ID: "api-token", Description: "API token", Password: true, Secret: "remote-api.api-token"}}},
+			"user/remote-api": {entry: config.ServerEntry{URL: "https://api.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer " + ref("vscode/settings.json", "remote-api", "api-token")}},
+				inputs: []Input{{ID: "api-token", Description: "API token", Password: true, Secret: secret("vscode/settings.json", "remote-api", "api-token")}}},
 		}},
 		{kind: Codex, file: "codex/config.toml", scope: ScopeUser, servers: map[string]wantImport{
 			"user/context7": {entry: config.ServerEntry{Command: "npx", Args: []string{"-y", "@upstash/context7-mcp"}, StartupTimeout: "20s", RequestTimeout: "60s"},
@@ -123,10 +127,10 @@ func importCases() []importCase {
 				converted: []string{"httpUrl → url (Streamable HTTP)"}},
 			"project/sseServer": {entry: config.ServerEntry{Transport: "sse", URL: "https://api.example.com/sse"}, dropped: []string{"trust", "description"}},
 			"project/oauthServer": {entry: config.ServerEntry{Transport: "sse", URL: "https://api.example.com/sse", OAuth: map[string]any{
-				"client_id": "gemini-client", "client_secret": "${secret:oauthServer.client_secret}", "authorization_url": "https://auth.example.com/authorize",
+				"client_id": "gemini-client", "client_secret": ref("gemini/.gemini/settings.json", "oauthServer", "client_secret"), "authorization_url": "https://auth.example.com/authorize",
 				"token_url": "https://auth.example.com/token", "scopes": []any{"read", "write"}}},
 				dropped: []string{"oauth.redirectUri"},
-				inputs:  []Input{{Description: "client_secret of server oauthServer", Password: true, Secret: "oauthServer.client_secret"}}},
+				inputs:  []Input{{Description: "client_secret of server oauthServer", Password: true, Secret: secret("gemini/.gemini/settings.json", "oauthServer", "client_secret")}}},
 			"project/googleServer": {entry: config.ServerEntry{URL: "https://my-gcp-service.run.app/mcp"}, dropped: []string{"oauth", "authProviderType"}},
 			"project/off":          {entry: config.ServerEntry{Command: "off-server", Enabled: &f}, converted: []string{"listed in mcp.excluded → enabled: false"}},
 		}},
@@ -154,8 +158,8 @@ func importCases() []importCase {
 			"project/gossiper-oauth": {entry: config.ServerEntry{URL: "https://mcp.gossiper.example/mcp", Enabled: &f, OAuth: map[string]any{
 				"authorization_url": "https://mcp.gossiper.example/oauth2/authorize", "token_url": "https://mcp.gossiper.example/oauth2/token",
 				"registration_url": "https://mcp.gossiper.example/oauth2/register", "client_id": "codelia",
-				"client_secret": "${secret:gossiper-oauth.client_secret}", "scopes": []any{"mcp", "tools.read"}}},
-				inputs: []Input{{Description: "client_secret of server gossiper-oauth", Password: true, Secret: "gossiper-oauth.client_secret"}}},
+				"client_secret": ref("codelia/.codelia/config.json", "gossiper-oauth", "client_secret"), "scopes": []any{"mcp", "tools.read"}}},
+				inputs: []Input{{Description: "client_secret of server gossiper-oauth", Password: true, Secret: secret("codelia/.codelia/config.json", "gossiper-oauth", "client_secret")}}},
 		}},
 		{kind: Beans, file: "beans/.beans/mcp.json", scope: ScopeProject, servers: map[string]wantImport{
 			"project/database": {entry: config.ServerEntry{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-postgres"}, Env: map[string]string{"DATABASE_URL": "postgresql://localhost/mydb"}}},
@@ -370,18 +374,25 @@ func TestImportIDCollision(t *testing.T) {
 	}
 }
 
+// A secret's keychain name reads as its server and input, and is unique to
+// the file it comes from: a cloned repository's file that defines the same
+// server and input as the user's own does not name the user's secret.
 func TestSecretName(t *testing.T) {
-	a := SecretName("srv", "api-key")
-	if a != "srv.api-key" || SecretName("srv", "api-key") != a {
+	const mine, theirs = "/home/alice/.vscode-user/mcp.json", "/home/alice/src/clone/.vscode/mcp.json"
+	a := SecretName(mine, "srv", "api-key")
+	if !strings.HasPrefix(a, "srv.api-key.") || len(a) != len("srv.api-key.")+8 || SecretName(mine, "srv", "api-key") != a {
 		t.Errorf("SecretName = %q", a)
 	}
-	long := SecretName(strings.Repeat("s", 64), "in put/€")
-	if len(long) > 64 || long == SecretName(strings.Repeat("s", 64), "other") {
+	if b := SecretName(theirs, "srv", "api-key"); b == a {
+		t.Errorf("two files give the same name %q", b)
+	}
+	long := SecretName(mine, strings.Repeat("s", 64), "in put/€")
+	if len(long) > 64 || long == SecretName(mine, strings.Repeat("s", 64), "other") || long == SecretName(theirs, strings.Repeat("s", 64), "in put/€") {
 		t.Errorf("long name %q", long)
 	}
-	for _, c := range long {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.ContainsRune("._-", c)) {
-			t.Errorf("%q: bad character %q", long, c)
+	for _, name := range []string{a, long} {
+		if err := authn.CheckSecretName(name); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -54,12 +54,15 @@ type vsInput struct {
 // entryReader reads one server entry: every field it takes is marked, and
 // what is left is dropped with a note, never silently.
 type entryReader struct {
-	kind   Kind
-	m      map[string]any
-	used   map[string]bool
-	im     *Imported
-	env    Env
-	style  refStyle
+	kind  Kind
+	m     map[string]any
+	used  map[string]bool
+	im    *Imported
+	env   Env
+	style refStyle
+	// source names where the entry comes from (the client file's path):
+	// the keychain names of its secrets are made unique to it.
+	source string
 	inputs map[string]vsInput // VS Code's inputs, by id
 	// transport is the client's explicit transport in mcphost's spelling;
 	// "" infers it from command or url.
@@ -68,8 +71,8 @@ type entryReader struct {
 	skipReason string
 }
 
-func newEntryReader(kind Kind, m map[string]any, im *Imported, env Env) *entryReader {
-	return &entryReader{kind: kind, m: m, used: map[string]bool{}, im: im, env: env, style: styleOf(kind)}
+func newEntryReader(kind Kind, m map[string]any, im *Imported, env Env, source string) *entryReader {
+	return &entryReader{kind: kind, m: m, used: map[string]bool{}, im: im, env: env, style: styleOf(kind), source: source}
 }
 
 func (r *entryReader) skip(format string, args ...any) {

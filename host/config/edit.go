@@ -38,6 +38,14 @@ func headerOf(r *resolved, scope Scope) string {
 	return ""
 }
 
+// untyped is e for content the user did not type (an import, pasted
+// JSON): a trusted project is not kept trusted after it, since the trust
+// record would otherwise cover text nobody has read.
+func (e fileEdit) untyped() fileEdit {
+	e.project = nil
+	return e
+}
+
 // projectOf is r for an edit of the project scope, else nil.
 func projectOf(r *resolved, scope Scope) *resolved {
 	if scope == ScopeProject {
@@ -65,7 +73,8 @@ func scopeEdit(r *resolved, scope Scope, e fileEdit) fileEdit {
 // edits a project file (e.project set) of a project that was trusted with
 // the file as it was just read, the trust record is renewed for the result:
 // the user's own edits through mcphost keep the project trusted, while an
-// edit by anyone else still untrusts it.
+// edit by anyone else, or of content the user did not type (see untyped),
+// still untrusts it.
 func editFile(path string, e fileEdit) error {
 	unlock, err := lockFile(path)
 	if err != nil {

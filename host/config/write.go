@@ -342,8 +342,28 @@ func ParseServerEntry(id string, data []byte) (ServerEntry, error) {
 
 // AddServer writes entry into the scope's file. An entry with the same id is
 // an error unless replace is set, in which case it is replaced as a whole.
-// The entry is validated first; an invalid one is not written.
+// The entry is validated first; an invalid one is not written. The entry is
+// one the user typed (mcp add): a trusted project stays trusted.
 func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (string, error) {
+	return AddServerWith(opts, scope, entry, AddOptions{Replace: replace})
+}
+
+// AddOptions says how AddServerWith writes an entry.
+type AddOptions struct {
+	// Replace replaces an entry with the same id as a whole; without it,
+	// the id already in the file is an error wrapping ErrServerExists.
+	Replace bool
+	// Untyped marks an entry the user did not type: imported from another
+	// client's file, or pasted as JSON. Written into a trusted project's
+	// file, it does not keep the project trusted (as the user's own edits
+	// through mcphost do): the project's servers start again only once the
+	// user has read the file and run "mcphost trust".
+	Untyped bool
+}
+
+// AddServerWith is AddServer with options.
+func AddServerWith(opts LoadOptions, scope Scope, entry ServerEntry, o AddOptions) (string, error) {
+	replace := o.Replace
 	r, path, err := scopeTarget(opts, scope)
 	if err != nil {
 		return "", err
@@ -358,7 +378,7 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 	exists := func() error {
 		return fmt.Errorf("config: %s: server %q: %w (remove it first, or replace it)", path, entry.ID, ErrServerExists)
 	}
-	err = editFile(path, scopeEdit(r, scope, fileEdit{
+	edit := scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -398,8 +418,11 @@ func AddServer(opts LoadOptions, scope Scope, entry ServerEntry, replace bool) (
 			servers[entry.ID] = entry.fields()
 			return nil
 		},
-	}))
-	return path, err
+	})
+	if o.Untyped {
+		edit = edit.untyped()
+	}
+	return path, editFile(path, edit)
 }
 
 // RemoveServer deletes the entry id from the scope's file; an id that is not
