@@ -102,7 +102,7 @@ func checkInProject(path, dir string) error {
 	if err != nil {
 		return fmt.Errorf("clientconf: the project directory: %w", err)
 	}
-	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
+	if !isWithin(realDir, real) {
 		return fmt.Errorf("clientconf: %s: %w %s (it is %s): not read; a project's file must be the project's own", path, ErrOutsideProject, dir, real)
 	}
 	return nil

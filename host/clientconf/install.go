@@ -304,7 +304,7 @@ func inProject(path, target, project string) error {
 	if err != nil {
 		return err
 	}
-	if rel, err := filepath.Rel(dir, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+	if isWithin(dir, target) {
 		return nil
 	}
 	return fmt.Errorf("clientconf: the project's file %s is a symbolic link (or lies in a linked directory) to %s, outside the project directory %s: mcphost does not edit it as the project's file; replace the link with a file of the project's own, or use --scope user for your own file",

@@ -195,3 +195,10 @@ func KindNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+// isWithin reports whether path is dir or lies below it (both resolved
+// already: a symbolic link is not followed here).
+func isWithin(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel)
+}
