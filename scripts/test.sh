@@ -100,6 +100,18 @@ fuzz ./internal/termtext FuzzLine 20000
 fuzz ./host/providers FuzzConvert 20000
 fuzz ./host/providers FuzzParseCall 20000
 fuzz ./host/config FuzzPluginWrite 300
+fuzz ./host/config FuzzExpandSecrets 20000
+fuzz ./host/config FuzzParseEnvFile 20000
+fuzz ./host/clientconf FuzzImport 5000
+fuzz ./host/clientconf FuzzEscapeDollars 20000
+fuzz ./host/clientconf FuzzInstallJSON 5000
+fuzz ./host/clientconf FuzzInstallTOML 5000
+fuzz ./internal/argcheck FuzzAssign 20000
+fuzz ./internal/argcheck FuzzCheck 20000
+fuzz ./internal/suggest FuzzUnknownTool 20000
+fuzz ./internal/suggest FuzzDistance 20000
+fuzz ./internal/tomlguard FuzzCheck 20000
+fuzz ./internal/tomlguard FuzzStringEnd 20000
 
 step "the side-by-side benchmark module (bench/policy-engines: vet, and every engine decides alike)"
 (cd bench/policy-engines && go vet ./... && go test -count=1 ./...)

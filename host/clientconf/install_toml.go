@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/knadh/koanf/parsers/toml/v2"
+
+	"github.com/mcphost/mcphost/internal/tomlguard"
 )
 
 // The TOML editor (Codex's config.toml) never re-encodes the file: it
@@ -27,11 +29,14 @@ type tomlHeader struct {
 }
 
 func (ed entryEditor) parseTOML(src []byte) (map[string]any, error) {
-	if _, depth := scanTOML(src); depth > maxNesting {
-		return nil, fmt.Errorf("clientconf: %s nests deeper than %d levels: fix the file", ed.path, maxNesting)
-	}
 	doc, err := parseTOMLSafely(src)
-	if err != nil {
+	var ge *tomlguard.Error
+	switch {
+	case errors.As(err, &ge) && errors.Is(err, tomlguard.ErrTooDeep):
+		return nil, fmt.Errorf("clientconf: %s nests deeper than %d levels (line %d): fix the file", ed.path, maxNesting, ge.Line)
+	case errors.As(err, &ge):
+		return nil, fmt.Errorf("clientconf: %s: %v: fix the file", ed.path, guardError(err))
+	case err != nil:
 		where := ""
 		var pos interface{ Position() (int, int) }
 		if errors.As(err, &pos) {
@@ -39,16 +44,21 @@ func (ed entryEditor) parseTOML(src []byte) (map[string]any, error) {
 			where = fmt.Sprintf("line %d, column %d: ", line, col)
 		}
 		return nil, fmt.Errorf("clientconf: %s is not valid TOML (%s%v): fix it and run the command again", ed.path, where, err)
-	}
-	if doc == nil {
+	case doc == nil:
 		doc = map[string]any{}
 	}
 	return doc, nil
 }
 
 // parseTOMLSafely turns a panic of the third-party parser into an error:
-// the file is someone else's, and a parser bug must not crash mcphost.
+// the file is someone else's, and a parser bug must not crash mcphost. A
+// file the parser would recurse through without bound (a key of a million
+// dotted parts, deep arrays: a stack overflow, which no recover stops) is
+// refused first with a *tomlguard.Error.
 func parseTOMLSafely(src []byte) (doc map[string]any, err error) {
+	if err := tomlguard.Check(src, maxNesting); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("the TOML parser failed: %v", r)
@@ -190,7 +200,7 @@ func (ed entryEditor) verifyTOML(before map[string]any, after []byte, want map[s
 // header line to the end of the line of its last content (comments and
 // blank lines after it stay: they are likely the next table's).
 func (ed entryEditor) tomlRegion(src []byte, nl string) (start, end int, ok bool) {
-	headers, _ := scanTOML(src)
+	headers := scanTOML(src)
 	want := []string{ed.shape.container, ed.name}
 	first := -1
 	for i, h := range headers {
@@ -232,9 +242,10 @@ func prevLineBlank(src []byte, pos int) bool {
 	return len(bytes.TrimRight(prev, "\r")) == 0 && pos-1 > 0
 }
 
-// scanTOML finds the table headers of a TOML file and how deeply its
-// arrays and inline tables nest. It does not validate: the parser does.
-func scanTOML(src []byte) (headers []tomlHeader, deepest int) {
+// scanTOML finds the table headers of a TOML file (outside arrays and
+// inline tables). It does not validate: the parser does, and tomlguard
+// bounds the file's nesting before that.
+func scanTOML(src []byte) (headers []tomlHeader) {
 	depth := 0
 	lineStartPos := 0
 	atLineStart := true
@@ -267,7 +278,6 @@ func scanTOML(src []byte) (headers []tomlHeader, deepest int) {
 			i = next - 1
 		case c == '[' || c == '{':
 			depth++
-			deepest = max(deepest, depth)
 			sig(i + 1)
 		case c == ']' || c == '}':
 			if depth > 0 {
@@ -281,7 +291,7 @@ func scanTOML(src []byte) (headers []tomlHeader, deepest int) {
 	if len(headers) > 0 {
 		headers[len(headers)-1].lastSig = lastSig
 	}
-	return headers, deepest
+	return headers
 }
 
 // skipTOMLString returns the index of the last byte of the string that

@@ -10,6 +10,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcphost/mcphost/internal/tomlguard"
 )
 
 // maxFileDepth bounds how deep a client file may nest objects and arrays.
@@ -67,7 +69,7 @@ func readJSONC(data []byte) (any, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	if d := nestingOf(data, jsoncText); d > maxFileDepth {
+	if d := nestingOf(data); d > maxFileDepth {
 		return nil, errTooDeep
 	}
 	std, err := hujson.Standardize(data)
@@ -83,10 +85,19 @@ func readJSONC(data []byte) (any, error) {
 	return v, nil
 }
 
-func readTOML(data []byte) (any, error) {
-	if d := nestingOf(data, tomlText); d > maxFileDepth {
-		return nil, errTooDeep
+// readTOML reads TOML (Codex). A file the parser would recurse through
+// without bound (a key of a million dotted parts, deep arrays) is refused
+// before it is parsed.
+func readTOML(data []byte) (v any, err error) {
+	if err := tomlguard.Check(data, maxFileDepth); err != nil {
+		return nil, guardError(err)
 	}
+	defer func() {
+		// As for YAML: a parser bug on someone else's file is an error.
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("not valid TOML: %v", r)
+		}
+	}()
 	var m map[string]any
 	if err := toml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("not valid TOML: %s", oneLineError(err))
@@ -176,17 +187,10 @@ func plainList[E any](t []E, depth int, nodes *int) (any, error) {
 	return out, nil
 }
 
-type textSyntax int
-
-const (
-	jsoncText textSyntax = iota // "..." strings, // and /* */ comments
-	tomlText                    // "...", '...', """...""", '''...''' strings, # comments
-)
-
-// nesting is the deepest nesting of brackets and braces in data, outside
-// strings and comments. It never fails: on text that does not parse the
-// answer is only an estimate, and the parser reports the error.
-func nestingOf(data []byte, syn textSyntax) int {
+// nestingOf is the deepest nesting of brackets and braces in JSONC text,
+// outside strings and comments. It never fails: on text that does not parse
+// the answer is only an estimate, and the parser reports the error.
+func nestingOf(data []byte) int {
 	depth, deepest := 0, 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; {
@@ -197,13 +201,15 @@ func nestingOf(data []byte, syn textSyntax) int {
 			if depth > 0 {
 				depth--
 			}
-		case c == '"' || (c == '\'' && syn == tomlText):
-			i = endOfString(data, i, syn)
-		case c == '#' && syn == tomlText:
-			i = restOfLine(data, i)
-		case c == '/' && syn == jsoncText && i+1 < len(data) && data[i+1] == '/':
-			i = restOfLine(data, i)
-		case c == '/' && syn == jsoncText && i+1 < len(data) && data[i+1] == '*':
+		case c == '"':
+			i = endOfString(data, i)
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			if n := bytes.IndexByte(data[i:], '\n'); n >= 0 {
+				i += n
+			} else {
+				i = len(data)
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
 			if end := bytes.Index(data[i+2:], []byte("*/")); end >= 0 {
 				i += end + 3
 			} else {
@@ -214,37 +220,26 @@ func nestingOf(data []byte, syn textSyntax) int {
 	return deepest
 }
 
-func restOfLine(data []byte, i int) int {
-	if n := bytes.IndexByte(data[i:], '\n'); n >= 0 {
-		return i + n
+// endOfString returns the index of the quote that ends the JSON string
+// starting at data[i] (len(data) if none does).
+func endOfString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
 	}
 	return len(data)
 }
 
-// endOfString returns the index of the last byte of the string that starts
-// at data[i].
-func endOfString(data []byte, i int, syn textSyntax) int {
-	q := data[i]
-	if syn == tomlText && i+2 < len(data) && data[i+1] == q && data[i+2] == q {
-		// A multi-line string: it ends at the next three quotes.
-		if end := bytes.Index(data[i+3:], []byte{q, q, q}); end >= 0 {
-			return i + 3 + end + 2
-		}
-		return len(data)
+// guardError is how a file tomlguard refused is reported: where, and why,
+// without quoting it.
+func guardError(err error) error {
+	var ge *tomlguard.Error
+	if errors.As(err, &ge) {
+		return fmt.Errorf("line %d, column %d: %w", ge.Line, ge.Column, err)
 	}
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			if q == '"' {
-				j++ // TOML literal strings ('...') have no escapes
-			}
-		case q:
-			return j
-		case '\n':
-			if syn == tomlText {
-				return j // single-line TOML strings end at the line
-			}
-		}
-	}
-	return len(data)
+	return err
 }

@@ -196,10 +196,18 @@ func (d *decoder) fail(field, format string, args ...any) {
 // expand expands a value; the error names the variable (or secret) and the
 // field only. A project file may not name a keychain secret at all: a
 // cloned repository could send it, in a header or an argument, to a server
-// of its choosing.
+// of its choosing. A project value is checked whole first, so that a
+// reference before a malformed one ("${secret:a}${") is not looked up
+// either: the keychain is never asked for a project file's reference.
 func (d *decoder) expand(field, s string) (string, bool) {
-	if d.origin(field).fromProject() {
-		if names, _ := SecretRefs(s); len(names) > 0 {
+	fromProject := d.origin(field).fromProject()
+	if fromProject {
+		names, err := SecretRefs(s)
+		if err != nil {
+			d.fail(field, "%v", err)
+			return "", false
+		}
+		if len(names) > 0 {
 			d.fail(field, "${secret:%s} is not allowed in a project file (a cloned repository could send your keychain secrets to a server of its choosing); "+
 				"define the server in your local or user scope (mcphost mcp add --scope local ...), or use an environment variable ${VAR}", names[0])
 			return "", false
@@ -209,7 +217,7 @@ func (d *decoder) expand(field, s string) (string, bool) {
 		if d.checkOnly {
 			return "value", nil
 		}
-		if d.secret == nil {
+		if d.secret == nil || fromProject {
 			return "", errNoSecretStore
 		}
 		v, err := d.secret(name)

@@ -255,16 +255,15 @@ func (d *decoder) envFile(env map[string]string) (string, map[string]string) {
 	}
 	readPath := p
 	if fromProject {
-		inside, err := insideDir(l.dir, p)
+		inside, isOutside, err := projectEnvPath(l.dir, p)
 		switch {
-		case err != nil && !errors.Is(err, os.ErrNotExist):
+		case err != nil:
 			d.fail(field, "%v", unwrapPathError(err, shown))
 			return p, env
-		case err == nil && inside == "":
+		case isOutside:
 			return outside()
-		case inside != "":
-			readPath = inside // what was checked is what is read
 		}
+		readPath = inside // what was checked is what is read
 	}
 	data, err := safefile.ReadFile(readPath, MaxEnvFileBytes)
 	if err != nil {
@@ -287,6 +286,28 @@ func (d *decoder) envFile(env map[string]string) (string, map[string]string) {
 		out[k] = v
 	}
 	return p, out
+}
+
+// projectEnvPath is the file to read for the env_file p (absolute and
+// clean) that a project file in dir names: p with its symbolic links
+// resolved, or p itself when it does not exist (reading it then fails).
+// outside reports a p outside dir, as written or once resolved; err is why
+// the links could not be resolved. The loader and the trust hash both ask
+// here, so that the hash covers what the loader reads.
+func projectEnvPath(dir, p string) (read string, outside bool, err error) {
+	if rel, err := filepath.Rel(dir, p); err != nil || !filepath.IsLocal(rel) {
+		return "", true, nil
+	}
+	inside, err := insideDir(dir, p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return p, false, nil
+	case err != nil:
+		return "", false, err
+	case inside == "":
+		return "", true, nil
+	}
+	return inside, false, nil
 }
 
 // insideDir resolves the symbolic links of p and dir and returns the

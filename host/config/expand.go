@@ -66,10 +66,14 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 // (NAME: 1 to 64 letters, digits, '_', '-' or '.'). A secret is looked up
 // only where its value is used: in the default of a variable that is set,
 // it is checked for syntax but not resolved. A nil secret makes every
-// reference that is used an error.
+// reference that is used an error. A malformed s is an error before any
+// variable or secret is looked up: "${secret:a}${" does not ask for a.
 func ExpandSecrets(s string, lookup func(string) (string, bool), secret func(name string) (string, error)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
+	}
+	if _, err := SecretRefs(s); err != nil {
+		return "", err
 	}
 	if lookup == nil {
 		lookup = func(string) (string, bool) { return "", false }

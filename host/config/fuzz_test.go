@@ -50,6 +50,9 @@ func FuzzLoad(f *testing.F) {
 		{4, "servers:\n  a: {url: \"https://h\", headers: {A: \"${secret:s}\"}, auth: {type: bearer, token: \"${secret:t}\"}, env_file: e.env}\n"},
 		{7, "servers:\n  a: {command: y, args: [\"${secret:s}\"], env_file: \"${S}\"}\n  b: {enabled: false}\nnames: {scheme: tool}\n"},
 		{7, "trusted_projects: []\nplugins: [{name: p, path: p.wasm, secrets: {t: \"${secret:x}\"}}]\n"},
+		{2, "[" + strings.Repeat("a.", 120) + "a]\nx = 1\n"},
+		{2, "x = {a.b = [" + strings.Repeat("{c.d = [", 200) + "\n"},
+		{0, "servers:\n  a: {command: x, args: [\"${secret:a}${\"], env_file: .env}\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, []byte(s.data))

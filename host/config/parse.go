@@ -13,6 +13,8 @@ import (
 	ktoml "github.com/knadh/koanf/parsers/toml/v2"
 	kyaml "github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/v2"
+
+	"github.com/mcphost/mcphost/internal/tomlguard"
 )
 
 // Parsing a file by its format, with errors that name the line.
@@ -40,9 +42,17 @@ func parserFor(format string) koanf.Parser {
 	return kyaml.Parser()
 }
 
+// maxTOMLDepth bounds how deeply a TOML file's arrays and inline tables
+// nest (see tomlguard): far beyond any real configuration, far below what
+// would exhaust the stack.
+const maxTOMLDepth = 1000
+
 // parseFile parses data with koanf's parser for path's format. Errors name the
 // file and, where the parser knows it, the line. A file with only white space
-// is an empty configuration.
+// is an empty configuration. A TOML file that would make the parser recurse
+// without bound (a key of a million dotted parts) is refused before it is
+// parsed: a stack overflow cannot be recovered from, and a project file must
+// not be able to end mcphost.
 func parseFile(path string, data []byte) (m map[string]any, err error) {
 	format, err := formatOf(path)
 	if err != nil {
@@ -50,6 +60,11 @@ func parseFile(path string, data []byte) (m map[string]any, err error) {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return map[string]any{}, nil
+	}
+	if format == "toml" {
+		if err := tomlguard.Check(data, maxTOMLDepth); err != nil {
+			return nil, parseError(path, format, data, err)
+		}
 	}
 	defer func() {
 		// The parsers are not ours; a panic on a hostile file must not take

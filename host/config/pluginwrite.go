@@ -83,10 +83,11 @@ func (e PluginEntry) yamlNode() (*yaml.Node, error) {
 }
 
 // validate checks the entry by the rules Load applies to an entry of the
-// file path. Secret variables need not be set now: they are read when the
-// plugin loads.
-func (e PluginEntry) validate(path string) error {
-	l := &layer{kind: kindExplicit, source: path, dir: filepath.Dir(path)}
+// file path of scope (a project file may not name a keychain secret, say),
+// with relative paths taken from dir as Load takes them. Secret variables
+// need not be set now: they are read when the plugin loads.
+func (e PluginEntry) validate(path string, scope Scope, dir string) error {
+	l := &layer{kind: scopeKind(scope), source: path, dir: dir}
 	anyVar := func(string) (string, bool) { return "value", true }
 	return decodePlugin(&pluginEntry{layer: l, fields: e.fields()}, anyVar).Err
 }
@@ -118,7 +119,11 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 		return "", err
 	}
 	entry.Path = pathFor(entry.Path, path, scope)
-	if err := entry.validate(path); err != nil {
+	dir := filepath.Dir(path)
+	if scope != ScopeUser {
+		dir = r.workDir // the local file's paths are the project's
+	}
+	if err := entry.validate(path, scope, dir); err != nil {
 		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
 	}
 	if other := pluginDefinedElsewhere(r, path, entry.Name); other != "" {

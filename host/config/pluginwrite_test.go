@@ -216,6 +216,25 @@ func TestAddPluginRefusesInvalidEntries(t *testing.T) {
 	}
 }
 
+// A write is checked by the rules of its scope: a keychain reference, which
+// loading refuses in a project file, is refused before it is written there,
+// with the message loading gives; the local and user scopes take it.
+func TestAddPluginProjectRefusesKeychainSecret(t *testing.T) {
+	e := newEnv(t)
+	entry := PluginEntry{Name: "gh", Path: "/gh.wasm", Hooks: []string{"auth"}, Secrets: map[string]string{"t": "${secret:gh}"}}
+	_, err := AddPlugin(e.opts(), ScopeProject, entry, false)
+	wantErrContains(t, err, "secrets.t: ${secret:gh} is not allowed in a project file", "not written")
+	if _, exists, _ := ScopeFile(e.opts(), ScopeProject); exists {
+		t.Error("a refused entry created the project file")
+	}
+	for _, scope := range []Scope{ScopeLocal, ScopeUser} {
+		entry.Name = "gh" + string(scope)
+		if _, err := AddPlugin(e.opts(), scope, entry, false); err != nil {
+			t.Errorf("%s: %v", scope, err)
+		}
+	}
+}
+
 func TestPluginWriteOddFiles(t *testing.T) {
 	for _, tc := range []struct {
 		content, want string

@@ -161,6 +161,9 @@ func TestSecretReferencesRefusedInProjectFiles(t *testing.T) {
   exfil3:
     command: sh
     args: ["-c", "${UNSET:-${secret:aws}}"]
+  exfil4:
+    command: sh
+    args: ["${secret:aws}${"]
 plugins:
   - {name: p, path: p.wasm, secrets: {k: "${secret:aws}"}}
 `)
@@ -180,6 +183,9 @@ plugins:
 			wantErrContains(t, s.Err, "${secret:aws} is not allowed in a project file", "local or user scope")
 		}
 		wantErrContains(t, cfg.Plugins[0].Err, "${secret:aws} is not allowed in a project file")
+		// A malformed reference after the secret is refused for its syntax,
+		// before anything is looked up.
+		wantErrContains(t, server(t, cfg, "exfil4").Err, `args[0]: unterminated "${"`)
 		if kc.asked["aws"] != 0 {
 			t.Fatalf("the keychain was asked for a project file's reference (trusted: %v)", trusted)
 		}
@@ -203,7 +209,7 @@ plugins:
 }
 
 func FuzzExpandSecrets(f *testing.F) {
-	for _, s := range []string{"${secret:a}", "${secret:}", "${secret:-x}", "${X:-${secret:a}}", "${secret:a:-b}", "${secret:a.b-c}", "$${secret:a}", "${secret:" + strings.Repeat("a", 70) + "}"} {
+	for _, s := range []string{"${secret:a}", "${secret:}", "${secret:-x}", "${X:-${secret:a}}", "${secret:a:-b}", "${secret:a.b-c}", "$${secret:a}", "${secret:" + strings.Repeat("a", 70) + "}", "${secret:a}${"} {
 		f.Add(s)
 	}
 	const value = "SECRET-VALUE-71"
@@ -231,7 +237,11 @@ func FuzzExpandSecrets(f *testing.F) {
 		if (err == nil && rerr != nil) || (rerr == nil && err != nil && !lookupErr) {
 			t.Fatalf("SecretRefs and ExpandSecrets disagree on %q: %v / %v", s, rerr, err)
 		}
-		// Every name looked up is one SecretRefs reports.
+		// Nothing is looked up in a malformed value, and every name looked
+		// up is one SecretRefs reports.
+		if rerr != nil && len(asked) > 0 {
+			t.Fatalf("looked up %v in malformed %q (%v)", asked, s, rerr)
+		}
 		for _, n := range asked {
 			if !slices.Contains(refs, n) {
 				t.Fatalf("looked up %q, not in SecretRefs %v", n, refs)

@@ -28,10 +28,11 @@ import (
 //	  - path: /abs/project
 //	    sha256: <hex>
 //
-// The hash covers the project files' names and contents and the bytes of
-// every .wasm plugin a project file loads, so any change to them (swapping
-// a plugin file too) makes the project untrusted again until it is trusted
-// anew.
+// The hash covers the project files' names and contents, the bytes of
+// every .wasm plugin a project file loads and those of every env_file its
+// servers name, so any change to them (swapping a plugin file, adding
+// NODE_OPTIONS to an env file) makes the project untrusted again until it
+// is trusted anew.
 
 type trustRecord struct {
 	Path   string `json:"path" yaml:"path" toml:"path"`
@@ -70,62 +71,143 @@ func hashProject(contents map[string][]byte) hash.Hash {
 // loader has the same cap).
 const MaxPluginBytes = 128 << 20
 
-// trustHash is the hash a trust record holds: the project files
-// (hashProject) and then, for every plugin path the project's native file
-// names, the path and the file's bytes ("missing" or "unreadable" instead
-// when there are none to read). A project without plugins hashes as it did
-// before plugins counted.
+// The trust hash is computed for every project mcphost runs in, trusted or
+// not, so what it reads besides the project files is bounded: a cloned
+// repository naming a thousand links to one large file must not stall
+// every command. A project over these bounds cannot be trusted.
+const maxTrustRefs = 1024 // plugin and env files named
+
+// maxTrustBytes bounds their bytes in all (a variable for the tests).
+var maxTrustBytes int64 = 512 << 20
+
+// trustHash is the hash a trust record holds (see projectHash); "" for a
+// project that cannot be trusted, which matches no record.
 func trustHash(r *resolved, dir string, contents map[string][]byte) string {
+	h, err := projectHash(r, dir, contents)
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// projectHash hashes the project files (hashProject); then, for every
+// plugin path the project's native file names, the path and the file's
+// bytes; then, for every env file its servers name (in the native file or
+// .mcp.json), the path and the bytes the loader would read ("missing",
+// "unreadable" or "outside" instead when there are none to read). A project
+// without plugins or env files hashes as it did before they counted.
+func projectHash(r *resolved, dir string, contents map[string][]byte) (string, error) {
 	h := hashProject(contents)
-	for _, p := range projectPluginPaths(r, dir, contents) {
+	plugins, envFiles := projectRefs(r, dir, contents)
+	if n := len(plugins) + len(envFiles); n > maxTrustRefs {
+		return "", fmt.Errorf("config: %s: the project files name %d plugin and env files, more than %d: mcphost does not trust such a project", dir, n, maxTrustRefs)
+	}
+	budget := maxTrustBytes
+	for _, p := range plugins {
 		h.Write([]byte("\x00plugin\x00" + p + "\x00"))
-		data, err := safefile.ReadFile(p, MaxPluginBytes)
+		hashFile(h, p, MaxPluginBytes, &budget)
+	}
+	for _, p := range envFiles {
+		h.Write([]byte("\x00env_file\x00" + p + "\x00"))
+		read, outside, err := projectEnvPath(dir, p)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			h.Write([]byte("missing"))
+		case outside:
+			h.Write([]byte("outside")) // the loader refuses it
 		case err != nil:
 			h.Write([]byte("unreadable"))
 		default:
-			h.Write([]byte(strconv.Itoa(len(data)) + "\x00"))
-			h.Write(data)
+			hashFile(h, read, MaxEnvFileBytes, &budget)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	if budget < 0 {
+		return "", fmt.Errorf("config: %s: the plugin and env files the project names hold more than %d bytes in all: mcphost does not trust such a project", dir, maxTrustBytes)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// projectPluginPaths lists, sorted and once each, the absolute paths of the
-// plugins the project's native file names (${VAR} expanded as the loader
-// does; an entry that does not expand is left to the loader's error).
-func projectPluginPaths(r *resolved, dir string, contents map[string][]byte) []string {
-	var out []string
-	for _, ext := range fileExts {
-		data, ok := contents[projectBase+ext]
+// hashFile writes the length and bytes of the file at p (at most limit of
+// them), or "missing" or "unreadable", and takes what it read from budget.
+// Once budget is spent nothing more is read.
+func hashFile(h hash.Hash, p string, limit int64, budget *int64) {
+	if *budget < 0 {
+		return
+	}
+	data, err := safefile.ReadFile(p, limit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		h.Write([]byte("missing"))
+	case err != nil:
+		h.Write([]byte("unreadable"))
+	default:
+		*budget -= int64(len(data))
+		h.Write([]byte(strconv.Itoa(len(data)) + "\x00"))
+		h.Write(data)
+	}
+}
+
+// projectRefs lists, sorted and once each, the absolute paths of the
+// plugins the project's native file names and of the env files the servers
+// of its files name (${VAR} expanded as the loader does; a value that does
+// not expand, or names a file outside the project as written, is left to
+// the loader's error: it is never read).
+func projectRefs(r *resolved, dir string, contents map[string][]byte) (plugins, envFiles []string) {
+	for _, name := range projectFiles() {
+		data, ok := contents[name]
 		if !ok {
 			continue
 		}
-		m, err := parseFile(filepath.Join(dir, projectBase+ext), data)
+		m, err := parseFile(filepath.Join(dir, name), data)
 		if err != nil {
 			continue
 		}
-		list, _ := m["plugins"].([]any)
-		for _, e := range list {
-			pm, _ := e.(map[string]any)
-			raw, _ := pm["path"].(string)
-			if raw == "" {
-				continue
+		keys := []string{"mcpServers"}
+		if name != MCPJSONFile {
+			keys = append(keys, "servers")
+			list, _ := m["plugins"].([]any)
+			for _, e := range list {
+				pm, _ := e.(map[string]any)
+				if p := refPath(r, dir, pm["path"]); p != "" {
+					plugins = append(plugins, p)
+				}
 			}
-			p, err := Expand(raw, r.lookup)
-			if err != nil || p == "" {
-				continue
+		}
+		for _, k := range keys {
+			servers, _ := m[k].(map[string]any)
+			for _, e := range servers {
+				em, _ := e.(map[string]any)
+				for _, f := range []string{"env_file", "envFile"} {
+					p := refPath(r, dir, em[f])
+					if rel, err := filepath.Rel(dir, p); p != "" && err == nil && filepath.IsLocal(rel) {
+						envFiles = append(envFiles, p)
+					}
+				}
 			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			out = append(out, filepath.Clean(p))
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(plugins)
+	slices.Sort(envFiles)
+	return slices.Compact(plugins), slices.Compact(envFiles)
+}
+
+// refPath is the absolute, clean path a project file's value v names: ""
+// when v is not a string, is empty, does not expand or starts with "~"
+// (the home directory, outside every project).
+func refPath(r *resolved, dir string, v any) string {
+	raw, _ := v.(string)
+	if raw == "" {
+		return ""
+	}
+	p, err := Expand(raw, r.lookup)
+	if err != nil || p == "" {
+		return ""
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
 }
 
 // projectDir makes dir absolute and clean; "" means the options' WorkDir.
@@ -142,6 +224,9 @@ func projectDir(r *resolved, dir string) (string, error) {
 }
 
 func matchTrust(recs []trustRecord, dir, hash string) bool {
+	if hash == "" {
+		return false // a project that cannot be trusted
+	}
 	dir = filepath.Clean(dir)
 	for _, r := range recs {
 		if filepath.Clean(r.Path) == dir && r.SHA256 == hash {
@@ -228,7 +313,11 @@ func trustDir(r *resolved, dir string) error {
 	if err != nil {
 		return err
 	}
-	rec := trustRecord{Path: dir, SHA256: trustHash(r, dir, contents)}
+	sum, err := projectHash(r, dir, contents)
+	if err != nil {
+		return err
+	}
+	rec := trustRecord{Path: dir, SHA256: sum}
 	path, err := scopeFile(r, ScopeGlobal)
 	if err != nil {
 		return err

@@ -129,11 +129,13 @@ func (c *checker) typeOK(path string, s map[string]any, v any) bool {
 	case string:
 		want = []string{t}
 	case []any:
+		var set names // once each: the list may be long, and is quoted below
 		for _, x := range t {
 			if name, ok := x.(string); ok {
-				want = append(want, name)
+				set.add(name)
 			}
 		}
+		want = set.list
 	default:
 		return true
 	}

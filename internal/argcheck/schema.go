@@ -76,22 +76,20 @@ func types(s map[string]any, depth int) []string {
 	case string:
 		return []string{t}
 	case []any:
-		var out []string
+		var out names
 		for _, x := range t {
-			if name, ok := x.(string); ok && !slices.Contains(out, name) {
-				out = append(out, name)
+			if name, ok := x.(string); ok {
+				out.add(name)
 			}
 		}
-		return out
+		return out.list
 	}
 	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-		var out []string
+		var out names
 		for _, v := range enum {
-			if k := kind(v); !slices.Contains(out, k) {
-				out = append(out, k)
-			}
+			out.add(kind(v))
 		}
-		return out
+		return out.list
 	}
 	if c, ok := s["const"]; ok {
 		return []string{kind(c)}
@@ -101,21 +99,38 @@ func types(s map[string]any, depth int) []string {
 		if !ok {
 			continue
 		}
-		var out []string
+		var out names
 		for _, b := range branches {
 			bt := types(asObject(b), depth+1)
 			if bt == nil {
 				return nil // one branch allows anything
 			}
 			for _, t := range bt {
-				if !slices.Contains(out, t) {
-					out = append(out, t)
-				}
+				out.add(t)
 			}
 		}
-		return out
+		return out.list
 	}
 	return nil
+}
+
+// names is a list of strings without repeats, in the order first added. A
+// hostile schema may list a hundred thousand names: checking each against
+// the list would take quadratic time, so a set keeps what was seen.
+type names struct {
+	list []string
+	seen map[string]struct{}
+}
+
+func (n *names) add(s string) {
+	if _, dup := n.seen[s]; dup {
+		return
+	}
+	if n.seen == nil {
+		n.seen = map[string]struct{}{}
+	}
+	n.seen[s] = struct{}{}
+	n.list = append(n.list, s)
 }
 
 func asObject(v any) map[string]any {
@@ -213,12 +228,13 @@ func Params(schema any) ([]Param, error) {
 		return nil, err
 	}
 	props := asObject(s["properties"])
-	required := requiredNames(s)
+	required := requiredSet(s)
 	var out []Param
 	for name, p := range props {
 		ps := asObject(p)
 		desc, _ := ps["description"].(string)
-		out = append(out, Param{Name: name, Label: label(ps), Required: slices.Contains(required, name), Description: desc})
+		_, isRequired := required.seen[name]
+		out = append(out, Param{Name: name, Label: label(ps), Required: isRequired, Description: desc})
 	}
 	slices.SortFunc(out, func(a, b Param) int {
 		if a.Required != b.Required {
@@ -232,12 +248,15 @@ func Params(schema any) ([]Param, error) {
 	return out, nil
 }
 
-func requiredNames(s map[string]any) []string {
+// requiredNames lists the schema's required names, once each, in order.
+func requiredNames(s map[string]any) []string { return requiredSet(s).list }
+
+func requiredSet(s map[string]any) names {
 	list, _ := s["required"].([]any)
-	var out []string
+	var out names
 	for _, r := range list {
-		if name, ok := r.(string); ok && !slices.Contains(out, name) {
-			out = append(out, name)
+		if name, ok := r.(string); ok {
+			out.add(name)
 		}
 	}
 	return out
