@@ -2,7 +2,6 @@ package config
 
 import (
 	"sort"
-	"strings"
 )
 
 // Merging the layers' entries of one server id.
@@ -109,24 +108,29 @@ func mergeInto(dst, src map[string]any, prefix string, li int, origins map[strin
 		if vm, ok := v.(map[string]any); ok {
 			dm, ok := dst[k].(map[string]any)
 			if !ok {
+				dropOrigins(origins, p, dst[k])
 				dm = map[string]any{}
 				dst[k] = dm
-				dropOrigins(origins, p)
 			}
 			origins[p] = li
 			mergeInto(dm, vm, p, li, origins)
 			continue
 		}
+		dropOrigins(origins, p, dst[k])
 		dst[k] = v
-		dropOrigins(origins, p)
 		origins[p] = li
 	}
 }
 
-func dropOrigins(origins map[string]int, p string) {
-	for k := range origins {
-		if k == p || strings.HasPrefix(k, p+".") {
-			delete(origins, k)
+// dropOrigins forgets the origins of old, the value at path p being
+// replaced, and of everything below it. It walks old rather than every
+// origin, so that a merge costs what it replaces: a scan of all origins per
+// key was quadratic in a server's env and headers.
+func dropOrigins(origins map[string]int, p string, old any) {
+	delete(origins, p)
+	if m, ok := old.(map[string]any); ok {
+		for k, v := range m {
+			dropOrigins(origins, p+"."+k, v)
 		}
 	}
 }
