@@ -250,7 +250,10 @@ func (d *decoder) envFile(env map[string]string) (string, map[string]string) {
 	if rel, err := filepath.Rel(l.dir, p); fromProject && (err != nil || !filepath.IsLocal(rel)) {
 		return outside()
 	}
-	if d.checkOnly {
+	// An untrusted project's server does not start: its env file is not
+	// read, so that a cloned repository cannot make every command read
+	// thousands of them.
+	if d.checkOnly || l.untrusted {
 		return p, env
 	}
 	readPath := p

@@ -149,6 +149,12 @@ func TestEnvFileLoad(t *testing.T) {
 	// VS Code's spelling, in a file of VS Code's shape.
 	e.writeProject(".mcp.json", `{"mcpServers": {"vs": {"command": "x", "envFile": "vs.env"}}}`)
 	writeFile(t, e.work, "vs.env", "V=1\n")
+	// Changed, the project is untrusted: its server does not start, and
+	// its env file is not read.
+	if vs := server(t, e.load(), "vs"); !vs.Untrusted || vs.Env["V"] != "" {
+		t.Fatalf("untrusted vs = %+v", vs)
+	}
+	e.trust()
 	if vs := server(t, e.load(), "vs"); vs.Err != nil || vs.Env["V"] != "1" {
 		t.Fatalf("vs = %+v", vs)
 	}
