@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,7 +150,33 @@ func scopeTarget(opts LoadOptions, scope Scope) (*resolved, string, error) {
 		return nil, "", err
 	}
 	p, err := scopeFile(r, scope)
+	if err == nil && scope == ScopeProject {
+		err = checkProjectFile(r.workDir, p)
+	}
 	return r, p, err
+}
+
+// checkProjectFile refuses to write the project file p when a symbolic
+// link leads it outside the project directory dir: a cloned repository
+// could ship .mcphost.yaml as a link to the user's own config file, and
+// what mcphost wrote "to the project" would then run everywhere, trusted.
+func checkProjectFile(dir, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a new file (a dangling link is replaced, not followed)
+	}
+	if err != nil {
+		return fmt.Errorf("config: %s: %w", p, err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("config: the project directory: %w", err)
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("config: %s is a symbolic link to %s, outside the project directory %s: mcphost does not write through it "+
+			"(a cloned repository could point it at your own config file); replace the link with a file of the project's own, or use --scope local or user", p, real, dir)
+	}
+	return nil
 }
 
 // ScopeFile returns the file that writes to scope (local, project or user)

@@ -463,3 +463,56 @@ func TestLoadScope(t *testing.T) {
 		t.Fatalf("ScopeFile = %q %v %v", p, exists, err)
 	}
 }
+
+// A project file that a symbolic link leads outside the project (to the
+// user's own config file, say) is not written through: what a cloned
+// repository's link points at stays as it was.
+func TestProjectFileLinkedOutsideIsNotWritten(t *testing.T) {
+	e := newEnv(t)
+	user := e.writeGlobal("config.yaml", "servers:\n  mine: {command: x}\n")
+	if err := os.Symlink(user, filepath.Join(e.work, ".mcphost.yaml")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	before, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := ServerEntry{ID: "evil", Command: "sh", Args: []string{"-c", "true"}}
+	_, err = AddServer(e.opts(), ScopeProject, entry, false)
+	if err == nil || !strings.Contains(err.Error(), "outside the project directory") {
+		t.Fatalf("AddServer through the link: %v", err)
+	}
+	if _, err := RemoveServer(e.opts(), ScopeProject, "mine"); err == nil {
+		t.Fatal("RemoveServer wrote through the link")
+	}
+	if _, err := SetEnabled(e.opts(), ScopeProject, "mine", false); err == nil {
+		t.Fatal("SetEnabled wrote through the link")
+	}
+	after, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Fatalf("the user's file changed:\n%s", after)
+	}
+	// A link that stays inside the project is written through.
+	if err := os.Remove(filepath.Join(e.work, ".mcphost.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(e.work, "conf"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(e.work, "conf", "mcphost.yaml")
+	if err := os.WriteFile(inside, []byte("servers: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(inside, filepath.Join(e.work, ".mcphost.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddServer(e.opts(), ScopeProject, entry, false); err != nil {
+		t.Fatalf("AddServer through an inside link: %v", err)
+	}
+	if b, _ := os.ReadFile(inside); !strings.Contains(string(b), "evil") {
+		t.Fatalf("the linked file:\n%s", b)
+	}
+}
