@@ -130,3 +130,21 @@ func TestMCPEnableDisable(t *testing.T) {
 	r = e.must(exitUsage, "mcp", "disable", "p", "--scope", "global")
 	wantContains(t, "stderr", r.stderr, `"p"`, "local scope")
 }
+
+// mcp list and mcp get show a server's whole command line: an argument
+// with a newline is written $'...\n...' (nothing hides on a line of its
+// own), and the value after a --token-like flag is masked.
+func TestMCPShowsCommandLinesWhole(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.configFile(map[string]any{
+		"lint": map[string]any{"command": "sh", "args": []any{"-c", "echo linting\ntouch pwned", "--api-key", "sk-live-0123456789"}},
+	})
+	r := e.must(exitOK, "--config", cfg, "mcp", "list")
+	wantContains(t, "mcp list", r.stdout, `sh -c $'echo linting\ntouch pwned'`)
+	wantNotContains(t, "mcp list", r.stdout, "sk-live-0123456789")
+	r = e.must(exitOK, "--config", cfg, "mcp", "get", "lint")
+	wantContains(t, "mcp get", r.stdout, `$'echo linting\ntouch pwned'`, "--api-key ****")
+	wantNotContains(t, "mcp get", r.stdout, "sk-live-0123456789")
+	r = e.must(exitOK, "--config", cfg, "--show-secrets", "mcp", "get", "lint")
+	wantContains(t, "mcp get --show-secrets", r.stdout, "sk-live-0123456789")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcphost/mcphost/host/clientconf"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
@@ -17,13 +18,7 @@ import (
 // target is what a server runs or where it is, for listings; a URL's
 // password and query values are redacted unless show.
 func target(s *config.Server, show bool) string {
-	if s.Command != "" {
-		return strings.Join(append([]string{s.Command}, s.Args...), " ")
-	}
-	if show {
-		return s.URL
-	}
-	return config.RedactURL(s.URL)
+	return entryTarget(config.ServerEntry{Command: s.Command, Args: s.Args, URL: s.URL}, show)
 }
 
 // masked shows the keys of a map of secrets with the values masked: an
@@ -68,7 +63,11 @@ func describeServer(s *config.Server, show bool) map[string]any {
 	}
 	set("scope", string(s.Scope), s.Scope != "")
 	set("command", s.Command, s.Command != "")
-	set("args", s.Args, len(s.Args) > 0)
+	args := s.Args
+	if !show {
+		args = clientconf.MaskSecretArgs(args) // the value after --token, --api-key...
+	}
+	set("args", args, len(args) > 0)
 	set("cwd", s.Cwd, s.Cwd != "")
 	set("url", target(&config.Server{URL: s.URL}, show), s.URL != "")
 	set("env", masked(s.Env, show), len(s.Env) > 0)
@@ -176,11 +175,12 @@ func sortedNames(m map[string]string) []string {
 }
 
 // shellJoin writes words as a POSIX shell would read them back: plain words
-// as they are, others in single quotes.
+// as they are, others in single quotes, those with a control character as
+// $'...' with it escaped (planQuote).
 func shellJoin(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		out[i] = shellQuote(w)
+		out[i] = planQuote(w)
 	}
 	return strings.Join(out, " ")
 }
