@@ -101,4 +101,14 @@ func TestMaskSecretArgs(t *testing.T) {
 	if got != "-y srv --api-key **** --token=**** --dir /tmp" {
 		t.Errorf("masked: %s", got)
 	}
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"--header", "Authorization: Bearer hdr-1"}, []string{"--header", "****"}},
+		{[]string{"--github-pat", "pat-2", "--path", "/p", "--pattern", "x*"}, []string{"--github-pat", "****", "--path", "/p", "--pattern", "x*"}},
+		{[]string{"API_KEY=env-3", "MODE=fast", "http://h/x?a=b"}, []string{"API_KEY=****", "MODE=fast", "http://h/x?a=b"}},
+		{[]string{"Bearer tok-4", "Authorization: Basic dXNlcg==", "a bearer of news"}, []string{"Bearer ****", "Authorization: Basic ****", "a bearer of news"}},
+	} {
+		if got := MaskSecretArgs(tc.in); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("MaskSecretArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

@@ -325,19 +325,49 @@ func maskArgs(v any) any {
 				hideNext = true
 			}
 		default:
-			out[i] = s
+			out[i] = maskSecretWord(s)
 		}
 	}
 	return out
+}
+
+// maskSecretWord masks what an argument that is not a flag gives away by
+// its own shape: NAME=VALUE where NAME names a secret (API_KEY=...), and
+// a credential with its scheme (Bearer ..., Authorization: Basic ...).
+func maskSecretWord(s string) string {
+	if k, _, found := strings.Cut(s, "="); found && k != "" && !strings.ContainsAny(k, " :/") && secretName(k) {
+		return k + "=" + maskedValue
+	}
+	lower := strings.ToLower(s)
+	for _, scheme := range []string{"bearer ", "basic ", "token "} {
+		if i := strings.Index(lower, scheme); i >= 0 && (i == 0 || strings.HasPrefix(strings.TrimSpace(lower[:i]), "authorization:")) {
+			return s[:i+len(scheme)] + maskedValue
+		}
+	}
+	return s
 }
 
 func secretFlag(s string) bool {
 	if !strings.HasPrefix(s, "-") {
 		return false
 	}
-	k, _, _ := strings.Cut(strings.ToLower(s), "=")
-	for _, w := range []string{"token", "key", "secret", "password", "auth", "credential"} {
+	k, _, _ := strings.Cut(s, "=")
+	return secretName(k) || strings.Contains(strings.ToLower(k), "header")
+}
+
+// secretName reports whether a flag or variable name names a secret:
+// --api-key, --token, GITHUB_PAT, DB_PASSWORD.
+func secretName(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "credential", "cookie", "bearer"} {
 		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	// "pat" (a personal access token) only as a word of its own: not in
+	// --path or --pattern.
+	for _, part := range strings.FieldsFunc(k, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if part == "pat" {
 			return true
 		}
 	}
