@@ -227,8 +227,17 @@ func importLocations(kind clientconf.Kind, env clientconf.Env, args []string, sc
 					"or read its plan (--dry-run) and name the scope with --scope local, project or user", termtext.Line(p), termtext.Line(dir), termtext.Line(dir))
 			}
 			src.loc.Scope, src.env.WorkDir = clientconf.ScopeProject, dir
-		} else if inDir(env.WorkDir, p) && !clientconf.UserFile(env, p) {
-			src.loc.Scope = clientconf.ScopeProject
+		} else if !clientconf.UserFile(env, p) {
+			if !inDir(env.WorkDir, p) && !scopeGiven {
+				// Neither the user's own file nor this directory's: it
+				// may be anyone's, and the user scope runs it everywhere
+				// without "mcphost trust".
+				return nil, usageError("%s is neither one of your clients' own files nor in this directory: nothing was imported.\n"+
+					"Read its plan (--dry-run) and name the scope with --scope local, project or user", termtext.Line(p))
+			}
+			if inDir(env.WorkDir, p) {
+				src.loc.Scope = clientconf.ScopeProject
+			}
 		}
 		return []importSource{src}, nil
 	}

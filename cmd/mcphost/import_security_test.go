@@ -187,6 +187,21 @@ func TestMCPImportProjectFileElsewhere(t *testing.T) {
 	mine := writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {"mine": {"command": "mine"}}}`)
 	r := e.must(exitOK, "mcp", "import", "--from", "cursor", mine, "--yes")
 	wantContains(t, "stdout", r.stdout, "→ user scope")
+
+	// A file in no known place, outside this directory, may be anyone's:
+	// its scope is named, never taken to be the user's.
+	for _, odd := range []string{
+		writeFile(t, filepath.Join(clone, "mcp.json"), `{"servers": {"odd": {"command": "odd"}}}`),
+		writeFile(t, filepath.Join(clone, ".codex", "config.toml"), "[mcp_servers.odd]\ncommand = \"odd\"\n"),
+	} {
+		kind := "vscode"
+		if strings.HasSuffix(odd, ".toml") {
+			kind = "codex"
+		}
+		r = e.must(exitUsage, "mcp", "import", "--from", kind, odd, "--yes")
+		wantContains(t, "stderr", r.stderr, "--scope", "nothing was imported")
+	}
+	e.must(exitOK, "mcp", "import", "--from", "vscode", filepath.Join(clone, "mcp.json"), "--scope", "local", "--yes")
 }
 
 // The plan shows every argument in full, a newline escaped rather than

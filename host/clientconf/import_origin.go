@@ -20,12 +20,13 @@ var projectShapes = [][]string{
 	{".zed", "settings.json"},
 	{".codelia", "config.json"},
 	{".beans", "mcp.json"},
+	{".codex", "config.toml"},
 }
 
 // ProjectFileDir reports whether path (absolute) is where a client keeps
 // a project's servers (.vscode/mcp.json, .cursor/mcp.json, .mcp.json,
 // .gemini/settings.json, .zed/settings.json, .codelia/config.json,
-// .beans/mcp.json, and any mcp.json of tenx, which has no other file), and
+// .beans/mcp.json, .codex/config.toml, and any mcp.json of tenx, which has no other file), and
 // returns the directory of that project: the one its ${workspaceFolder}
 // and relative paths mean. The user's own files (the user locations of
 // every client) are not a project's, even where they have the same shape
