@@ -62,6 +62,8 @@ func escape(s string, keepLines bool) string {
 			b.WriteString(`\t`)
 		case r < 0x80 && unsafe(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafe(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case unsafe(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -73,10 +75,16 @@ func escape(s string, keepLines bool) string {
 }
 
 // unsafe: C0 controls, DEL, C1 controls (U+0080-U+009F: 8-bit CSI and OSC),
-// bidi embeddings, overrides and isolates, and the line and paragraph
-// separators.
+// bidi embeddings, overrides and isolates, the line and paragraph
+// separators, and characters that show nothing at all: the zero-width
+// space, word joiner and invisible operators, the zero-width no-break
+// space, and the tag characters (U+E0000-U+E007F), which spell ASCII text
+// a person cannot see but a model reads. The zero-width joiner and
+// non-joiner stay: scripts and emoji need them.
 func unsafe(r rune) bool {
 	switch {
+	case r == 0x200b, r >= 0x2060 && r <= 0x2064, r == 0xfeff, r >= 0xe0000 && r <= 0xe007f:
+		return true
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:

@@ -17,6 +17,12 @@ func TestLine(t *testing.T) {
 		"\x7f\x00":               `\x7f\x00`,
 		"bad\xffutf8":            `bad\xffutf8`,
 		"\u2066isolate\u2069":    `\u2066isolate\u2069`,
+		// Invisible: a zero-width space, a word joiner, a BOM, and tag
+		// characters spelling "hi" (text a person cannot see but a model
+		// reads). Joiners that scripts and emoji need stay.
+		"a\u200bb\u2060c\ufeff":                   `a\u200bb\u2060c\ufeff`,
+		"ok\U000e0068\U000e0069":                  `ok\U000e0068\U000e0069`,
+		"\U0001f468\u200d\U0001f469 \u0645\u200c": "\U0001f468\u200d\U0001f469 \u0645\u200c",
 	}
 	for in, want := range cases {
 		if got := Line(in); got != want {
