@@ -226,7 +226,9 @@ func scopeList(v any) []any {
 }
 
 // importBeans reads a Beans agent's .beans/mcp.json: "servers" with a
-// transport, and an auth block of its own.
+// transport, and an auth block of its own. No released Beans file was to
+// be found; the shape follows the agent's design document, as tenx's
+// mcp.json (read by importMCPServers) follows its MCP.md.
 var importBeans = importSection("servers", `"servers"`, readBeansServer)
 
 func readBeansServer(r *entryReader) {
