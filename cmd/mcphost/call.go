@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os/user"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +14,6 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/argcheck"
-	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/internal/suggest"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -71,7 +64,7 @@ error (bad arguments, unknown tool).`,
 		RunE: func(cmd *cobra.Command, posArgs []string) error {
 			own := server.take(cmd, posArgs)
 			name, items := own[0], own[1:]
-			base, err := readArgs(cmd.Context(), argsFlag, a.stdin)
+			base, err := argcheck.ReadArgs(cmd.Context(), argsFlag, a.stdin)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &exitError{code: exitInterrupted, err: err}
@@ -241,12 +234,7 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	if err != nil {
 		return nil, err
 	}
-	srv := ""
-	if s, _, ok := strings.Cut(name, ":"); ok {
-		srv = s
-	} else if rest, ok := strings.CutPrefix(name, "mcp__"); ok && cfg.Names.Scheme == config.SchemePrefixed {
-		srv, _, _ = strings.Cut(rest, "__")
-	}
+	srv := cfg.ServerOfTool(name)
 	for _, s := range cfg.Servers {
 		if s.ID == srv {
 			cfg.Servers = []*config.Server{s}
@@ -255,7 +243,7 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	}
 	// Options of the embedding (tests) may bring in-process servers that
 	// the configuration does not list: then only the listing can tell.
-	if srv != "" && len(a.hostOptions) == 0 && namesItsServer(cfg, name, srv) {
+	if srv != "" && len(a.hostOptions) == 0 && cfg.SurelyNamesServer(name, srv) {
 		ids := make([]string, len(cfg.Servers))
 		for i, s := range cfg.Servers {
 			ids[i] = s.ID
@@ -265,175 +253,9 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	return a.startHostWith(ctx, cfg)
 }
 
-// namesItsServer reports whether name surely names server srv, so that a
-// srv that is not configured means an unknown server without listing any
-// tools: "srv:tool" always does; "mcp__srv__tool" does unless it could be
-// the start of a long id (a name shortened to the length limit) or a
-// plugin may give tools names of its own (map_names).
-func namesItsServer(cfg *config.Config, name, srv string) bool {
-	if strings.Contains(name, ":") {
-		return true
-	}
-	for _, s := range cfg.Servers {
-		if strings.HasPrefix(s.ID, srv) {
-			return false
-		}
-	}
-	for _, p := range cfg.Plugins {
-		if !p.Untrusted && (len(p.Hooks) == 0 || slices.Contains(p.Hooks, abi.HookMapNames)) {
-			return false
-		}
-	}
-	return true
-}
-
-// readStdin reads stdin whole (at most maxArgsBytes) unless ctx ends first.
-// The read itself cannot be cancelled: it is left to end with the process.
-func readStdin(ctx context.Context, stdin io.Reader) ([]byte, error) {
-	if stdin == nil {
-		return nil, nil
-	}
-	type read struct {
-		b   []byte
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		b, err := safefile.ReadAll(stdin, "standard input", maxArgsBytes)
-		done <- read{b, err}
-	}()
-	select {
-	case r := <-done:
-		return r.b, r.err
-	case <-ctx.Done():
-		return nil, errors.New("interrupted while reading standard input")
-	}
-}
-
-// maxArgsBytes caps the arguments read from a file or standard input.
-const maxArgsBytes = 64 << 20
-
-// readArgs parses the --args value: inline JSON, @file (a regular file) or -
-// (stdin), each at most maxArgsBytes. Reading stdin ends when ctx does
-// (Ctrl-C while a terminal waits for input).
-func readArgs(ctx context.Context, v string, stdin io.Reader) (map[string]any, error) {
-	var data []byte
-	switch {
-	case v == "":
-		return map[string]any{}, nil
-	case v == "-":
-		b, err := readStdin(ctx, stdin)
-		if err != nil {
-			return nil, fmt.Errorf("--args -: %w", err)
-		}
-		data = b
-	case strings.HasPrefix(v, "@"):
-		b, err := safefile.ReadFile(v[1:], maxArgsBytes)
-		if err != nil {
-			return nil, fmt.Errorf("--args %s: %w (write @FILE with the path of a JSON file)", v, err)
-		}
-		data = b
-	default:
-		data = []byte(v)
-	}
-	src := "--args"
-	if v == "-" || strings.HasPrefix(v, "@") {
-		src = "--args " + v
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty: write a JSON object like '{\"key\":\"value\"}' (or {} for none)", src)
-	}
-	var parsed any
-	if err := json.Unmarshal(data, &parsed); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s: not valid JSON at byte %d: %v (write a JSON object like '{\"key\":\"value\"}')", src, se.Offset, err)
-		}
-		return nil, fmt.Errorf("%s: not valid JSON: %v (write a JSON object like '{\"key\":\"value\"}')", src, err)
-	}
-	args, ok := parsed.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: must be a JSON object like '{\"key\":\"value\"}', not %s", src, jsonKind(parsed))
-	}
-	return args, nil
-}
-
-// jsonKind names the JSON type of a decoded value, for error messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// printResult prints the text content and one line for every other content.
-func printResult(w io.Writer, res *mcp.CallToolResult) {
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			fmt.Fprintln(w, c.Text)
-		case *mcp.ImageContent:
-			fmt.Fprintf(w, "[image %s, %d bytes]\n", c.MIMEType, len(c.Data))
-		case *mcp.AudioContent:
-			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
-		case *mcp.ResourceLink:
-			fmt.Fprintf(w, "[resource link %s", c.URI)
-			if c.Name != "" {
-				fmt.Fprintf(w, " %q", c.Name)
-			}
-			fmt.Fprintln(w, "]")
-		case *mcp.EmbeddedResource:
-			printEmbedded(w, c.Resource)
-		default:
-			fmt.Fprintf(w, "[%T content]\n", c)
-		}
-	}
-	if res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
-		if err == nil {
-			fmt.Fprintf(w, "[structured content: %s]\n", oneLine(string(b), 200))
-		}
-	}
-}
-
-func printEmbedded(w io.Writer, r *mcp.ResourceContents) {
-	if r == nil {
-		fmt.Fprintln(w, "[embedded resource]")
-		return
-	}
-	if r.Text != "" {
-		fmt.Fprintf(w, "[embedded resource %s]\n%s\n", r.URI, r.Text)
-		return
-	}
-	fmt.Fprintf(w, "[embedded resource %s %s, %d bytes]\n", r.URI, r.MIMEType, len(r.Blob))
-}
-
-// printContents prints what resources/read returned.
-func printContents(w io.Writer, contents []*mcp.ResourceContents) {
-	for _, c := range contents {
-		if c == nil {
-			continue
-		}
-		if c.Blob != nil {
-			fmt.Fprintf(w, "[%s %s, %d bytes, base64: %s]\n", c.URI, c.MIMEType, len(c.Blob), oneLine(base64.StdEncoding.EncodeToString(c.Blob), 60))
-			continue
-		}
-		fmt.Fprintln(w, c.Text)
-	}
-}
-
-func printContentItem(a *app, c mcp.Content) {
-	printResult(a.stdout, &mcp.CallToolResult{Content: []mcp.Content{c}})
-}
+// maxArgsBytes caps the arguments --args reads from a file or standard
+// input.
+const maxArgsBytes = argcheck.MaxArgsBytes
 
 // cliCaller tells policies that a person on the command line is calling.
 func cliCaller() abi.Caller {

@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/internal/termtext"
 )
 
 // `mcphost servers --watch`: a live view of every server's state, which
@@ -23,19 +20,7 @@ import (
 // One goroutine (watchServers) writes to stdout. The host's event callback
 // only queues the event, and config.Watch hands each reload over a channel,
 // so neither blocks on the terminal and nothing is written after the
-// command has returned.
-
-const (
-	// clearScreen moves the cursor home and clears the terminal.
-	clearScreen = "\x1b[H\x1b[2J"
-	// watchErrorWidth is the width of the LAST ERROR column.
-	watchErrorWidth = 60
-	// watchStderrLines is how many stderr lines of a failed server the
-	// terminal view shows (plain "mcphost servers" shows them all).
-	watchStderrLines = 5
-	// watchNotes is how many config messages the terminal view keeps.
-	watchNotes = 5
-)
+// command has returned. What it shows is drawn in watchview.go.
 
 // stampedEvent is a host event and when it came.
 type stampedEvent struct {
@@ -178,73 +163,6 @@ func (a *app) watchServers(ctx context.Context, asJSON bool) error {
 	}
 }
 
-// start prints the first view: the table, or {"servers": [...]}.
-func (s *serversWatch) start() error {
-	if s.term {
-		return s.draw()
-	}
-	st := s.h.Status()
-	if s.asJSON {
-		return s.emitJSON(struct {
-			Time    time.Time           `json:"time"`
-			Servers []host.ServerStatus `json:"servers"`
-		}{time.Now(), st})
-	}
-	return printServers(s.w, st)
-}
-
-// events prints events, one line or JSON object each, or redraws.
-func (s *serversWatch) events(evs []stampedEvent) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	if s.term {
-		return s.draw()
-	}
-	var buf bytes.Buffer
-	for _, se := range evs {
-		e := se.ev
-		attempt, msg := eventAttempt(e), ""
-		if e.Err != nil {
-			msg = flatten(e.Err.Error())
-		}
-		if s.asJSON {
-			writeJSONLine(&buf, struct {
-				Time    time.Time  `json:"time"`
-				Server  string     `json:"server"`
-				Kind    string     `json:"kind"`
-				State   host.State `json:"state"`
-				Attempt int        `json:"attempt"`
-				Error   string     `json:"error"`
-			}{se.at, e.Server, e.Kind, e.State, attempt, msg})
-			continue
-		}
-		line := fmt.Sprintf("%s %s %s", se.at.Format(time.RFC3339), e.Server, e.State)
-		if e.Kind != "state" {
-			line = fmt.Sprintf("%s %s %s updated", se.at.Format(time.RFC3339), e.Server, e.Kind)
-		}
-		if attempt > 0 {
-			line += fmt.Sprintf(" attempt %d", attempt)
-		}
-		if msg != "" {
-			line += ": " + msg
-		}
-		buf.WriteString(line + "\n")
-	}
-	_, err := s.out().Write(buf.Bytes())
-	return err
-}
-
-// eventAttempt is the number of the connect attempt under way or next, as
-// ServerStatus.Attempt and the ATTEMPT column count: Event.Attempt counts
-// the failures before it.
-func eventAttempt(e host.Event) int {
-	if e.Kind != "state" || e.State != host.StateReconnecting {
-		return 0
-	}
-	return e.Attempt + 1
-}
-
 // configChangeJSON is the "config" object of a reload in --json output.
 type configChangeJSON struct {
 	Added   []string          `json:"added"`
@@ -289,7 +207,7 @@ func (s *serversWatch) apply(ctx context.Context, r reload, quiet bool) error {
 			out.ApplyError = flatten(err.Error())
 			lines = append(lines, out.ApplyError)
 		}
-		if sections := nextStartSections(s.base, r.cfg); !quiet && strings.Join(sections, ",") != s.nextStart {
+		if sections := host.NextStartSections(s.base, r.cfg); !quiet && strings.Join(sections, ",") != s.nextStart {
 			s.nextStart = strings.Join(sections, ",")
 			if len(sections) > 0 {
 				out.NextStart = sections
@@ -322,169 +240,4 @@ func (s *serversWatch) apply(ctx context.Context, r reload, quiet bool) error {
 	}
 	_, err := s.w.Write(buf.Bytes())
 	return err
-}
-
-// changeSummary is "added a, b; removed c; changed d".
-func changeSummary(c host.ServersChange) string {
-	var parts []string
-	for _, p := range []struct {
-		verb string
-		ids  []string
-	}{{"added", c.Added}, {"removed", c.Removed}, {"changed", c.Changed}} {
-		if len(p.ids) > 0 {
-			parts = append(parts, p.verb+" "+strings.Join(p.ids, ", "))
-		}
-	}
-	if len(parts) == 0 {
-		return "reloaded; no server changed"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// nextStartSections names the sections of cfg that differ from the ones
-// the host runs with and that SetServers does not apply: the plugin chain,
-// the policy and results stages and the name mapper are built at start.
-func nextStartSections(running, cfg *config.Config) []string {
-	var out []string
-	if !samePlugins(running.Plugins, cfg.Plugins) {
-		out = append(out, "plugins")
-	}
-	if !reflect.DeepEqual(running.Policy, cfg.Policy) {
-		out = append(out, "policy")
-	}
-	if running.Results != cfg.Results {
-		out = append(out, "results")
-	}
-	if running.Names != cfg.Names {
-		out = append(out, "names")
-	}
-	return out
-}
-
-// samePlugins compares plugin entries, their errors by message.
-func samePlugins(a, b []*config.Plugin) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if (a[i] == nil) != (b[i] == nil) {
-			return false
-		}
-		if a[i] == nil {
-			continue
-		}
-		x, y := *a[i], *b[i]
-		if (x.Err == nil) != (y.Err == nil) || (x.Err != nil && x.Err.Error() != y.Err.Error()) {
-			return false
-		}
-		x.Err, y.Err = nil, nil
-		if !reflect.DeepEqual(x, y) {
-			return false
-		}
-	}
-	return true
-}
-
-// joinAnd is "a", "a and b", "a, b and c".
-func joinAnd(s []string) string {
-	if len(s) <= 1 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}
-
-// draw redraws the terminal view.
-func (s *serversWatch) draw() error {
-	st := s.h.Status()
-	now := time.Now()
-	var ready, reconnecting, failed int
-	for _, x := range st {
-		switch x.State {
-		case host.StateReady:
-			ready++
-		case host.StateReconnecting:
-			reconnecting++
-		case host.StateError:
-			failed++
-		}
-	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s  %d servers: %d ready, %d reconnecting, %d error  |  Ctrl-C to stop  |  config file edits are applied\n\n",
-		now.Format(time.TimeOnly), len(st), ready, reconnecting, failed)
-	tw := table(&buf)
-	fmt.Fprintln(tw, "ID\tTRANSPORT\tSTATE\tATTEMPT\tRETRY\tTOOLS\tLAST ERROR")
-	for _, x := range st {
-		attempt, retry := "", ""
-		if x.State == host.StateReconnecting && x.Attempt > 0 {
-			attempt = fmt.Sprint(x.Attempt)
-		}
-		if !x.NextRetry.IsZero() {
-			retry = "now"
-			if d := x.NextRetry.Sub(now); d > 0 {
-				retry = "in " + d.Round(100*time.Millisecond).String()
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", x.ID, x.Transport, x.State, attempt, retry, x.Tools, oneLine(x.Error, watchErrorWidth))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	printServerErrors(&buf, st, watchStderrLines)
-	if len(s.notes) > 0 {
-		buf.WriteString("\n")
-		for _, n := range s.notes {
-			buf.WriteString(n + "\n")
-		}
-	}
-	// The screen clear is mcphost's own control: raw. The screen's text
-	// holds server text: through the escaping writer.
-	if _, err := io.WriteString(termtext.RawOf(s.w), clearScreen); err != nil {
-		return err
-	}
-	_, err := s.w.Write(buf.Bytes())
-	return err
-}
-
-func (s *serversWatch) emitJSON(v any) error {
-	var buf bytes.Buffer
-	writeJSONLine(&buf, v)
-	_, err := s.out().Write(buf.Bytes())
-	return err
-}
-
-// out is where lines go: JSON exactly as encoded (the encoder escapes
-// control characters), text through the escaping writer.
-func (s *serversWatch) out() io.Writer {
-	if s.asJSON {
-		return termtext.RawOf(s.w)
-	}
-	return s.w
-}
-
-// writeJSONLine writes v as one line of JSON.
-func writeJSONLine(buf *bytes.Buffer, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]string{"error": err.Error()})
-	}
-	buf.Write(b)
-	buf.WriteByte('\n')
-}
-
-// flatten puts a message on one line.
-func flatten(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
-	}
-	return strings.Join(lines, " ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
