@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
 	"github.com/mcphost/mcphost/internal/redact"
@@ -337,7 +338,7 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
-	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log, Cache: pluginCache, ResultsDir: a.resultsDir()})
+	pl, err := chain.New(ctx, cfg, chain.Options{Plugins: plugins.Options{Logger: a.log, Cache: pluginCache}, ResultsDir: a.resultsDir()})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -402,7 +403,7 @@ func interruptedStarting(h *host.Host) error {
 // hostPipeline remembers which plugins a host uses, to close them with it.
 type hostPipeline struct {
 	h  *host.Host
-	pl *plugins.Pipeline
+	pl *chain.Chain
 }
 
 func (a *app) closeHost(h *host.Host) {
@@ -420,7 +421,7 @@ func (a *app) closeHost(h *host.Host) {
 	}
 }
 
-func (a *app) closePipeline(pl *plugins.Pipeline) {
+func (a *app) closePipeline(pl *chain.Chain) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeDeadline)
 	defer cancel()
 	if err := pl.Close(ctx); err != nil {
