@@ -31,7 +31,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
@@ -126,7 +125,7 @@ func (e *buildError) Error() string {
 // host functions), its log captured; edit adjusts the entry first. The
 // limits are generous unless edit says otherwise: a slow machine (or the
 // race detector) must not hit them, they are not what is tested here.
-func load(t testing.TB, name string, edit func(*config.Plugin)) (*plugins.Plugin, *testenv.Buffer) {
+func load(t testing.TB, name string, edit func(*plugins.Spec)) (*plugins.Plugin, *testenv.Buffer) {
 	t.Helper()
 	spec := plugins.SpecForFile(wasm(t, name))
 	spec.Limits.Timeout = 10 * time.Second
@@ -145,8 +144,8 @@ func load(t testing.TB, name string, edit func(*config.Plugin)) (*plugins.Plugin
 	return p, lb
 }
 
-func withConfig(cfg map[string]string) func(*config.Plugin) {
-	return func(s *config.Plugin) { s.Config = cfg }
+func withConfig(cfg map[string]string) func(*plugins.Spec) {
+	return func(s *plugins.Spec) { s.Config = cfg }
 }
 
 // call runs hook through Invoke and returns the raw output. A failure must
@@ -235,7 +234,7 @@ func TestExamplesInWasm(t *testing.T) {
 		}
 	}
 
-	ha, _ := load(t, "header-auth", func(s *config.Plugin) { s.Secrets = config.Secrets{"token": "T0K"} })
+	ha, _ := load(t, "header-auth", func(s *plugins.Spec) { s.Secrets = plugins.Secrets{"token": "T0K"} })
 	if out, err := call(t, ha, abi.HookAuth, `{"server":"api","url":"https://api.example/mcp"}`); err != nil ||
 		out != `{"headers":{"Authorization":"Bearer T0K"}}` {
 		t.Errorf("auth = %s, %v", out, err)
@@ -275,9 +274,9 @@ func TestPDKInWasm(t *testing.T) {
 		return append([]string(nil), hits...)
 	}
 
-	p, logs := load(t, "testplugin", func(s *config.Plugin) {
+	p, logs := load(t, "testplugin", func(s *plugins.Spec) {
 		s.Config = map[string]string{"k": "v", "empty": ""}
-		s.Secrets = config.Secrets{"s": "S3"}
+		s.Secrets = plugins.Secrets{"s": "S3"}
 		s.AllowedHosts = []string{"127.0.0.1"}
 		s.AllowPrivate = true
 		s.Limits.MaxOutputBytes = 1 << 20 // the 100 KiB transform below
@@ -374,9 +373,9 @@ func BenchmarkPolicyCall(b *testing.B) {
 	skipShort(b)
 	in := []byte(`{"server":"fs","tool":"delete","name":"fs_delete","arguments":{"path":"/srv/x"},` +
 		`"annotations":{"destructiveHint":true,"openWorldHint":false}}`)
-	p, _ := load(b, "deny-destructive", func(s *config.Plugin) {
+	p, _ := load(b, "deny-destructive", func(s *plugins.Spec) {
 		s.Config = map[string]string{"allow": "gh_*,fs_del*"}
-		s.Limits.Timeout = config.DefaultPluginTimeout
+		s.Limits.Timeout = plugins.DefaultLimits().Timeout
 	})
 	ctx := context.Background()
 	for b.Loop() {

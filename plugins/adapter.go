@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/internal/toolresult"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -20,14 +19,6 @@ import (
 // decodes the answer strictly (one JSON object, no unknown fields), then
 // checks what the host relies on. An answer that fails is a KindOutput
 // error: the chain treats it as the plugin failing, never as an outcome.
-
-var (
-	_ host.PolicyStage    = (*Plugin)(nil)
-	_ host.FilterStage    = (*Plugin)(nil)
-	_ host.NameStage      = (*Plugin)(nil)
-	_ host.TransformStage = (*Plugin)(nil)
-	_ host.AuthStage      = (*Plugin)(nil)
-)
 
 func (p *Plugin) invoke(ctx context.Context, hook abi.Hook, req any) ([]byte, error) {
 	input, err := encodeRequest(req)
@@ -55,7 +46,7 @@ func (p *Plugin) outputError(hook abi.Hook, err error) error {
 	return &Error{Plugin: p.name, Hook: hook, Kind: KindOutput, Msg: err.Error()}
 }
 
-// Policy implements host.PolicyStage.
+// Policy implements the host's PolicyStage.
 func (p *Plugin) Policy(ctx context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	out, err := p.invoke(ctx, abi.HookPolicy, req)
 	if err != nil {
@@ -68,7 +59,7 @@ func (p *Plugin) Policy(ctx context.Context, req *abi.PolicyRequest) (*abi.Polic
 	return d, nil
 }
 
-// FilterTools implements host.FilterStage.
+// FilterTools implements the host's FilterStage.
 func (p *Plugin) FilterTools(ctx context.Context, req *abi.FilterToolsRequest) (*abi.FilterToolsResponse, error) {
 	out, err := p.invoke(ctx, abi.HookFilterTools, req)
 	if err != nil {
@@ -81,7 +72,7 @@ func (p *Plugin) FilterTools(ctx context.Context, req *abi.FilterToolsRequest) (
 	return r, nil
 }
 
-// MapNames implements host.NameStage.
+// MapNames implements the host's NameStage.
 func (p *Plugin) MapNames(ctx context.Context, req *abi.MapNamesRequest) (*abi.MapNamesResponse, error) {
 	out, err := p.invoke(ctx, abi.HookMapNames, req)
 	if err != nil {
@@ -94,7 +85,7 @@ func (p *Plugin) MapNames(ctx context.Context, req *abi.MapNamesRequest) (*abi.M
 	return r, nil
 }
 
-// TransformResult implements host.TransformStage.
+// TransformResult implements the host's TransformStage.
 func (p *Plugin) TransformResult(ctx context.Context, req *abi.TransformResultRequest) (*abi.TransformResultResponse, error) {
 	out, err := p.invoke(ctx, abi.HookTransformResult, req)
 	if err != nil {
@@ -107,7 +98,7 @@ func (p *Plugin) TransformResult(ctx context.Context, req *abi.TransformResultRe
 	return r, nil
 }
 
-// Auth implements host.AuthStage.
+// Auth implements the host's AuthStage.
 func (p *Plugin) Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthResponse, error) {
 	out, err := p.invoke(ctx, abi.HookAuth, req)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -51,7 +50,7 @@ func (p *Plugin) checkDescription(d *abi.Description, exported map[abi.Hook]bool
 		return p.loadError("%s lists no hooks", abi.ExportDescribe)
 	}
 	hooks = sortHooks(hooks)
-	if p.spec.OnError == config.OnErrorFallback && (len(hooks) != 1 || hooks[0] != abi.HookMapNames) {
+	if p.spec.OnError == OnErrorFallback && (len(hooks) != 1 || hooks[0] != abi.HookMapNames) {
 		return p.loadError("on_error fallback is only for map_names, but the plugin's hooks are %s", HookList(hooks))
 	}
 	auth := slices.Contains(hooks, abi.HookAuth)

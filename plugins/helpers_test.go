@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -52,14 +51,14 @@ func testOptions(t testing.TB) (Options, *testenv.Buffer) {
 }
 
 // spec is the configuration of a fixture under the given name.
-func spec(name, file string) *config.Plugin {
+func spec(name, file string) *Spec {
 	s := SpecForFile(fixture(file))
 	s.Name = name
 	return s
 }
 
 // open loads a fixture; edit adjusts its configuration first.
-func open(t testing.TB, file string, edit func(*config.Plugin)) *Plugin {
+func open(t testing.TB, file string, edit func(*Spec)) *Plugin {
 	t.Helper()
 	s := spec(file, file)
 	if edit != nil {

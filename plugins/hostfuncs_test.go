@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -21,10 +20,10 @@ const testSecret = "s3cr3t-value-that-must-not-leak"
 
 // openProbe loads the probe fixture (policy = mcphost_secret, filter_tools
 // = mcphost_log, auth = mcphost_http) with its log captured.
-func openProbe(t *testing.T, edit func(*config.Plugin)) (*Plugin, *testenv.Buffer) {
+func openProbe(t *testing.T, edit func(*Spec)) (*Plugin, *testenv.Buffer) {
 	t.Helper()
 	s := spec("probe", "probe")
-	s.Secrets = config.Secrets{"token": testSecret}
+	s.Secrets = Secrets{"token": testSecret}
 	// The probe copies its input a byte per host call: slow, not hostile.
 	s.Limits.Timeout = 10 * time.Second
 	if edit != nil {
@@ -109,7 +108,7 @@ func TestHostHTTP(t *testing.T) {
 	}))
 	defer big.Close()
 
-	p, _ := openProbe(t, func(s *config.Plugin) {
+	p, _ := openProbe(t, func(s *Spec) {
 		s.AllowedHosts = []string{"127.0.0.1"}
 		s.AllowPrivate = true
 	})
@@ -148,7 +147,7 @@ func TestHostHTTP(t *testing.T) {
 
 	// Without allow_private: no plain http, no loopback address even for an
 	// allowed name.
-	strict, _ := openProbe(t, func(s *config.Plugin) { s.AllowedHosts = []string{"localhost", "127.0.0.1"} })
+	strict, _ := openProbe(t, func(s *Spec) { s.AllowedHosts = []string{"localhost", "127.0.0.1"} })
 	resp = httpRequest(t, strict, abi.HTTPRequest{URL: target.URL})
 	if !strings.Contains(resp.Error, "plain http is refused") {
 		t.Fatalf("plain http: %+v", resp)
@@ -209,7 +208,7 @@ func TestPublicAddr(t *testing.T) {
 func TestNoHTTPForNonAuthPlugins(t *testing.T) {
 	// all-hooks has auth; limited to policy it gets no mcphost_http, and
 	// allowed_hosts is refused.
-	p := open(t, "all-hooks", func(s *config.Plugin) { s.Hooks = []abi.Hook{abi.HookPolicy} })
+	p := open(t, "all-hooks", func(s *Spec) { s.Hooks = []abi.Hook{abi.HookPolicy} })
 	if p.client != nil {
 		t.Fatal("a policy-only plugin has an HTTP client")
 	}
@@ -233,7 +232,7 @@ func TestHostHTTPEndsAtTimeout(t *testing.T) {
 	}))
 	defer stall.Close()
 	defer close(release)
-	p, _ := openProbe(t, func(s *config.Plugin) {
+	p, _ := openProbe(t, func(s *Spec) {
 		s.AllowedHosts = []string{"127.0.0.1"}
 		s.AllowPrivate = true
 		s.Limits.Timeout = 200 * time.Millisecond

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -75,7 +74,7 @@ var nameUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 // SpecForFile is the configuration of a plugin file used on its own (CLI):
 // named after the file, every hook it describes, default limits, no config,
 // secrets or HTTP. Adjust the fields before Open.
-func SpecForFile(path string) *config.Plugin {
+func SpecForFile(path string) *Spec {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -88,11 +87,11 @@ func SpecForFile(path string) *config.Plugin {
 	if name == "" {
 		name = "plugin"
 	}
-	return &config.Plugin{
+	return &Spec{
 		Name:   name,
 		Path:   abs,
-		Limits: config.DefaultPluginLimits(),
-		Mode:   config.ModeEnforce,
+		Limits: DefaultLimits(),
+		Mode:   ModeEnforce,
 		Source: "command line",
 	}
 }
@@ -101,7 +100,7 @@ func SpecForFile(path string) *config.Plugin {
 // `mcphost plugin test`. The Result carries the raw output, the duration of
 // the call itself and the memory used; DecodeOutput checks the output.
 // Benchmarks should Open once and Invoke many times instead.
-func Call(ctx context.Context, spec *config.Plugin, hook abi.Hook, input []byte, opts Options) (*Result, error) {
+func Call(ctx context.Context, spec *Spec, hook abi.Hook, input []byte, opts Options) (*Result, error) {
 	p, err := Open(ctx, spec, opts)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins/internal/kernel"
@@ -21,7 +20,7 @@ import (
 // Open loads one plugin described by spec (see SpecForFile to make one for
 // a file). On error the Plugin is nil; the error is an *Error of KindLoad
 // naming the plugin and the problem. The caller closes the Plugin.
-func Open(ctx context.Context, spec *config.Plugin, opts Options) (*Plugin, error) {
+func Open(ctx context.Context, spec *Spec, opts Options) (*Plugin, error) {
 	cache, owned := opts.openCache()
 	p := load(ctx, spec, opts, cache, owned)
 	if p.loadErr != nil {
@@ -34,7 +33,7 @@ func Open(ctx context.Context, spec *config.Plugin, opts Options) (*Plugin, erro
 
 // load makes a Plugin from spec; on failure the Plugin has loadErr set and
 // holds nothing to close but the cache it may own.
-func load(ctx context.Context, spec *config.Plugin, opts Options, cache *Cache, ownsCache bool) *Plugin {
+func load(ctx context.Context, spec *Spec, opts Options, cache *Cache, ownsCache bool) *Plugin {
 	start := time.Now()
 	p := &Plugin{
 		name:      spec.Name,
@@ -46,7 +45,7 @@ func load(ctx context.Context, spec *config.Plugin, opts Options, cache *Cache, 
 	if p.name == "" {
 		p.name = "unnamed"
 	}
-	def := config.DefaultPluginLimits()
+	def := DefaultLimits()
 	if p.limits.Timeout <= 0 {
 		p.limits.Timeout = def.Timeout
 	}

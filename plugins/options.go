@@ -25,10 +25,6 @@ type Options struct {
 	// CacheDir is the directory of the on-disk compilation cache. "" means
 	// DefaultCacheDir(); if that cannot be used, the cache is in memory only.
 	CacheDir string
-	// ResultsDir, if set, keeps the full results of truncated calls as
-	// files there (builtin.NewDiskResultStore), readable from the next
-	// process; "" keeps them in memory.
-	ResultsDir string
 	// PoolSize bounds the instances of each plugin, that is its concurrent
 	// calls (more calls wait for a free instance). 0 means
 	// min(2*GOMAXPROCS, 8).

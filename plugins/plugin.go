@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins/internal/kernel"
 )
@@ -46,7 +45,7 @@ var minInitTimeout = 5 * time.Second
 // (an instance is not thread-safe).
 type Plugin struct {
 	name        string
-	spec        config.Plugin
+	spec        Spec
 	log         hclog.Logger
 	size        int64
 	sha         string
@@ -54,7 +53,7 @@ type Plugin struct {
 	desc        *abi.Description
 	hooks       []abi.Hook
 	hookSet     map[abi.Hook]bool
-	limits      config.PluginLimits
+	limits      Limits
 	maxInput    int64
 	initTimeout time.Duration
 	client      *http.Client // auth plugins only: mcphost_http
@@ -127,11 +126,11 @@ func (p *Plugin) Hooks() []abi.Hook {
 	return append([]abi.Hook(nil), abi.Hooks...)
 }
 
-// Spec is the configuration the plugin was loaded from.
-func (p *Plugin) Spec() config.Plugin { return p.spec }
+// Spec is the spec the plugin was loaded from.
+func (p *Plugin) Spec() Spec { return p.spec }
 
 // Limits are the limits in force (defaults filled in).
-func (p *Plugin) Limits() config.PluginLimits { return p.limits }
+func (p *Plugin) Limits() Limits { return p.limits }
 
 // Err is the load error (an *Error of KindLoad), or nil.
 func (p *Plugin) Err() error {

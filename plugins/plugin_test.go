@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/host"
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -147,7 +145,7 @@ func TestHostilePlugins(t *testing.T) {
 	cases := []struct {
 		name  string
 		file  string
-		edit  func(*config.Plugin)
+		edit  func(*Spec)
 		call  func(*Plugin) error
 		kind  Kind
 		parts []string
@@ -156,7 +154,7 @@ func TestHostilePlugins(t *testing.T) {
 	}{
 		{
 			name: "endless loop", file: "loop",
-			edit:  func(s *config.Plugin) { s.Limits.Timeout = 50 * time.Millisecond },
+			edit:  func(s *Spec) { s.Limits.Timeout = 50 * time.Millisecond },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), longReq); return err },
 			kind:  KindTimeout,
 			parts: []string{`plugins: plugin "loop": hook policy: exceeded timeout_ms 50`},
@@ -165,7 +163,7 @@ func TestHostilePlugins(t *testing.T) {
 		{
 			// No loop: only a check at function entries stops it.
 			name: "endless recursion", file: "recursion",
-			edit:  func(s *config.Plugin) { s.Limits.Timeout = 50 * time.Millisecond },
+			edit:  func(s *Spec) { s.Limits.Timeout = 50 * time.Millisecond },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), longReq); return err },
 			kind:  KindTimeout,
 			parts: []string{`plugins: plugin "recursion": hook policy: exceeded timeout_ms 50`},
@@ -174,7 +172,7 @@ func TestHostilePlugins(t *testing.T) {
 		{
 			name: "memory bomb", file: "membomb",
 			// A long timeout so that the cap, not the clock, stops it.
-			edit:  func(s *config.Plugin) { s.Limits.MemoryMB = 8; s.Limits.Timeout = 10 * time.Second },
+			edit:  func(s *Spec) { s.Limits.MemoryMB = 8; s.Limits.Timeout = 10 * time.Second },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), longReq); return err },
 			kind:  KindMemory,
 			parts: []string{`plugins: plugin "membomb": hook policy: exceeded memory_mb 8`},
@@ -241,7 +239,7 @@ func TestHostilePlugins(t *testing.T) {
 			name: "stack exhausted", file: "deep-stack",
 			// A long timeout so that the stack, not the clock, stops it
 			// (growing the stack to wazero's limit takes 30-300 ms).
-			edit:  func(s *config.Plugin) { s.Limits.Timeout = 10 * time.Second },
+			edit:  func(s *Spec) { s.Limits.Timeout = 10 * time.Second },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
 			kind:  KindTrap,
 			parts: []string{`plugins: plugin "deep-stack": hook policy: trapped`, "stack"},
@@ -270,7 +268,7 @@ func TestHostilePlugins(t *testing.T) {
 		},
 		{
 			name: "output over max_output_bytes", file: "big-output",
-			edit:  func(s *config.Plugin) { s.Limits.MaxOutputBytes = 1024 },
+			edit:  func(s *Spec) { s.Limits.MaxOutputBytes = 1024 },
 			call:  func(p *Plugin) error { _, err := p.Policy(context.Background(), shortReq); return err },
 			kind:  KindOutput,
 			parts: []string{`plugins: plugin "big-output": hook policy: output of 65536 bytes exceeds max_output_bytes 1024`},
@@ -327,7 +325,7 @@ func mustJSON(t testing.TB, v any) []byte {
 func TestRefusedPlugins(t *testing.T) {
 	cases := []struct {
 		file  string
-		edit  func(*config.Plugin)
+		edit  func(*Spec)
 		parts []string
 	}{
 		{"start-trap", nil, []string{"start-trap.wasm: first instance: instantiating: start function", "unreachable"}},
@@ -337,15 +335,15 @@ func TestRefusedPlugins(t *testing.T) {
 		{"bad-describe", nil, []string{`mcphost_describe lists hook "teleport"`}},
 		{"no-describe", nil, []string{"no-describe.wasm: no mcphost_describe export"}},
 		{"http-import", nil, []string{"imports mcphost_http, which only auth plugins are given"}},
-		{"allow-all", func(s *config.Plugin) { s.Hooks = []abi.Hook{abi.HookAuth} }, []string{"does not export mcphost_auth_v1, but the configuration lists hook auth"}},
-		{"all-hooks", func(s *config.Plugin) { s.OnError = config.OnErrorFallback }, []string{"on_error fallback is only for map_names"}},
-		{"allow-all", func(s *config.Plugin) { s.AllowedHosts = []string{"x.example"} }, []string{"allowed_hosts is set but the plugin has no auth hook"}},
-		{"allow-all", func(s *config.Plugin) { s.SHA256 = strings.Repeat("ab", 32) }, []string{"sha256 mismatch", "pins " + strings.Repeat("ab", 32), "allow-all.wasm"}},
-		{"allow-all", func(s *config.Plugin) { s.Path = filepath.Join(fixtureDir, "nope.wasm") }, []string{"nope.wasm", "no such file"}},
-		{"allow-all", func(s *config.Plugin) { s.Path = fixtureDir }, []string{"is a directory"}},
-		{"allow-all", func(s *config.Plugin) { s.Path = filepath.Join(fixtureDir, "loop.wat") }, []string{"loop.wat: not a WebAssembly module"}},
-		{"allow-all", func(s *config.Plugin) { s.Untrusted = true }, []string{"has not been trusted"}},
-		{"allow-all", func(s *config.Plugin) { s.Err = fmt.Errorf("config: f.yaml: plugin \"x\": limits: bad") }, []string{"invalid configuration: config: f.yaml"}},
+		{"allow-all", func(s *Spec) { s.Hooks = []abi.Hook{abi.HookAuth} }, []string{"does not export mcphost_auth_v1, but the configuration lists hook auth"}},
+		{"all-hooks", func(s *Spec) { s.OnError = OnErrorFallback }, []string{"on_error fallback is only for map_names"}},
+		{"allow-all", func(s *Spec) { s.AllowedHosts = []string{"x.example"} }, []string{"allowed_hosts is set but the plugin has no auth hook"}},
+		{"allow-all", func(s *Spec) { s.SHA256 = strings.Repeat("ab", 32) }, []string{"sha256 mismatch", "pins " + strings.Repeat("ab", 32), "allow-all.wasm"}},
+		{"allow-all", func(s *Spec) { s.Path = filepath.Join(fixtureDir, "nope.wasm") }, []string{"nope.wasm", "no such file"}},
+		{"allow-all", func(s *Spec) { s.Path = fixtureDir }, []string{"is a directory"}},
+		{"allow-all", func(s *Spec) { s.Path = filepath.Join(fixtureDir, "loop.wat") }, []string{"loop.wat: not a WebAssembly module"}},
+		{"allow-all", func(s *Spec) { s.Untrusted = true }, []string{"has not been trusted"}},
+		{"allow-all", func(s *Spec) { s.Err = fmt.Errorf("config: f.yaml: plugin \"x\": limits: bad") }, []string{"invalid configuration: config: f.yaml"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file+"/"+strings.Join(tc.parts, " "), func(t *testing.T) {
@@ -370,7 +368,7 @@ func TestRefusedPlugins(t *testing.T) {
 	_, err := Open(ctx(t), s, opts)
 	wantError(t, err, KindLoad, "sha256 mismatch", "the file's is "+fileHash(t, s.Path))
 	// The right pin loads.
-	open(t, "allow-all", func(s *config.Plugin) { s.SHA256 = strings.ToUpper(fileHash(t, fixture("allow-all"))) })
+	open(t, "allow-all", func(s *Spec) { s.SHA256 = strings.ToUpper(fileHash(t, fixture("allow-all"))) })
 }
 
 // The guest gets no files, environment, arguments or sockets, a fake clock
@@ -414,7 +412,7 @@ func TestSandbox(t *testing.T) {
 func TestExtismHTTPRequestRefused(t *testing.T) {
 	var hits sync.Map
 	srv := newCountingServer(t, &hits, "target")
-	p := open(t, "sandbox", func(s *config.Plugin) {
+	p := open(t, "sandbox", func(s *Spec) {
 		s.Config = map[string]string{"url": srv.URL + "/steal"}
 		// Even an allow list and allow_private must not open it up.
 		s.AllowPrivate = true
@@ -430,7 +428,7 @@ func TestExtismHTTPRequestRefused(t *testing.T) {
 }
 
 func TestCallerContext(t *testing.T) {
-	p := open(t, "loop", func(s *config.Plugin) { s.Limits.Timeout = 10 * time.Second })
+	p := open(t, "loop", func(s *Spec) { s.Limits.Timeout = 10 * time.Second })
 	// The caller's deadline, not timeout_ms, ends the call: canceled.
 	c, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -481,7 +479,7 @@ func TestPoolWaitsWithContext(t *testing.T) {
 }
 
 func TestInputTooLarge(t *testing.T) {
-	p := open(t, "allow-all", func(s *config.Plugin) { s.Limits.MemoryMB = 1 })
+	p := open(t, "allow-all", func(s *Spec) { s.Limits.MemoryMB = 1 })
 	req := &abi.PolicyRequest{Server: "s", Arguments: map[string]any{"big": strings.Repeat("x", 600<<10)}}
 	_, err := p.Policy(ctx(t), req)
 	wantError(t, err, KindInput, "too large for memory_mb 1")
@@ -503,23 +501,6 @@ func TestHookNotLoaded(t *testing.T) {
 	a := open(t, "allow-all", nil)
 	_, err := a.FilterTools(ctx(t), &abi.FilterToolsRequest{})
 	wantError(t, err, KindLoad, `plugin "allow-all": hook filter_tools: the plugin is not loaded for this hook (its hooks: policy)`)
-}
-
-func TestStageConfig(t *testing.T) {
-	p := open(t, "all-hooks", func(s *config.Plugin) {
-		s.Hooks = []abi.Hook{abi.HookPolicy, abi.HookFilterTools}
-		s.Servers = []string{"git*"}
-		s.Mode = config.ModeShadow
-		s.OnError = config.OnErrorAllow
-	})
-	sc := p.StageConfig()
-	want := host.StageConfig{Stage: p, Hooks: []abi.Hook{abi.HookFilterTools, abi.HookPolicy}, Servers: []string{"git*"}, Mode: host.ModeShadow, OnError: host.OnErrorAllow}
-	if !reflect.DeepEqual(sc, want) {
-		t.Fatalf("got %+v\nwant %+v", sc, want)
-	}
-	// Only the configured hooks are callable.
-	_, err := p.Auth(ctx(t), &abi.AuthRequest{})
-	wantError(t, err, KindLoad, "not loaded for this hook")
 }
 
 func TestCacheDirIsUsed(t *testing.T) {

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcphost/mcphost/host"
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -43,13 +41,13 @@ type Status struct {
 	LoadDuration time.Duration
 }
 
-// Load loads every plugin of specs (Config.Plugins), in parallel. A plugin
+// Load loads every plugin of specs, in parallel. A plugin
 // that fails to load does not stop the others: its Status has Err, and it
-// is still in Stages as a stage that fails every call, so that on_error
+// is still in Plugins, and so in the chain, as a stage that fails every call, so that on_error
 // decides (deny by default). Untrusted entries are skipped. Load itself
 // fails only when ctx is already done.
 // The caller closes the Set.
-func Load(ctx context.Context, specs []*config.Plugin, opts Options) (*Set, error) {
+func Load(ctx context.Context, specs []*Spec, opts Options) (*Set, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -68,7 +66,7 @@ func Load(ctx context.Context, specs []*config.Plugin, opts Options) (*Set, erro
 			continue
 		}
 		wg.Add(1)
-		go func(i int, spec *config.Plugin) {
+		go func(i int, spec *Spec) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -132,32 +130,6 @@ func (s *Set) Err() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Stages returns the stages to install, in chain order, with the hooks,
-// servers, mode and on_error of their configuration. A plugin that failed
-// to load is included (see Plugin.Hooks); untrusted ones are not.
-func (s *Set) Stages() []host.StageConfig {
-	out := make([]host.StageConfig, 0, len(s.plugins))
-	for _, p := range s.plugins {
-		out = append(out, p.StageConfig())
-	}
-	return out
-}
-
-// StageConfig is how the plugin goes into the chain.
-func (p *Plugin) StageConfig() host.StageConfig {
-	mode := host.ModeEnforce
-	if p.spec.Mode == config.ModeShadow {
-		mode = host.ModeShadow
-	}
-	return host.StageConfig{
-		Stage:   p,
-		Hooks:   p.Hooks(),
-		Servers: append([]string(nil), p.spec.Servers...),
-		Mode:    mode,
-		OnError: p.spec.OnError,
-	}
 }
 
 // Close closes every plugin (waiting until ctx ends for calls in flight)

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/plugins"
 )
 
 // cacheDir is the plugins' compilation cache, shared by every Open of the
@@ -65,7 +65,7 @@ func (e engine) start(tb testing.TB) Decider {
 
 // openBuilt opens a built example plugin, closed with tb; limits nil are
 // the defaults of a config entry. Without MCPHOST_BUILT_PLUGINS it skips.
-func openBuilt(tb testing.TB, name string, cfg map[string]string, limits *config.PluginLimits) (*Plugin, error) {
+func openBuilt(tb testing.TB, name string, cfg map[string]string, limits *plugins.Limits) (*Plugin, error) {
 	tb.Helper()
 	path, ok := PluginPath(name)
 	if !ok {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -37,7 +36,7 @@ type Plugin struct {
 // keys) and limits (nil: the defaults of a config entry). cacheDir is the
 // compilation cache; sharing one between benchmarks compiles each module
 // once.
-func OpenPlugin(ctx context.Context, path string, cfg map[string]string, limits *config.PluginLimits, cacheDir string) (*Plugin, error) {
+func OpenPlugin(ctx context.Context, path string, cfg map[string]string, limits *plugins.Limits, cacheDir string) (*Plugin, error) {
 	spec := plugins.SpecForFile(path)
 	spec.Config = cfg
 	if limits != nil {

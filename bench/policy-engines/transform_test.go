@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/plugins"
 )
 
 // The transform benchmarks: redact-secrets (Rust, Wasm) against Redactor
@@ -32,7 +32,7 @@ var transformSizes = []struct {
 // the parsed text, the redacted copy, the answer) and a larger output cap
 // than 1 MiB, and scanning it takes longer than the default 100 ms timeout.
 // A timeout is still set, as in production, where it has a cost.
-var transformLimits = config.PluginLimits{
+var transformLimits = plugins.Limits{
 	Timeout:        60 * time.Second,
 	MemoryMB:       256,
 	MaxOutputBytes: 64 << 20,

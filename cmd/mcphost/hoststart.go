@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/plugins"
@@ -79,7 +80,7 @@ func (a *app) startHost(ctx context.Context, only string) (*host.Host, error) {
 }
 
 func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...host.Option) (*host.Host, error) {
-	pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{Logger: a.log, Cache: pluginCache, ResultsDir: a.resultsDir()})
+	pl, err := chain.New(ctx, cfg, chain.Options{Plugins: plugins.Options{Logger: a.log, Cache: pluginCache}, ResultsDir: a.resultsDir()})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -144,7 +145,7 @@ func interruptedStarting(h *host.Host) error {
 // hostPipeline remembers which plugins a host uses, to close them with it.
 type hostPipeline struct {
 	h  *host.Host
-	pl *plugins.Pipeline
+	pl *chain.Chain
 }
 
 func (a *app) closeHost(h *host.Host) {
@@ -162,7 +163,7 @@ func (a *app) closeHost(h *host.Host) {
 	}
 }
 
-func (a *app) closePipeline(pl *plugins.Pipeline) {
+func (a *app) closePipeline(pl *chain.Chain) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeDeadline)
 	defer cancel()
 	if err := pl.Close(ctx); err != nil {

@@ -54,7 +54,7 @@ func (f *callFlags) register(cmd *cobra.Command) {
 // preparedCall is a validated command line: what to load and what to send.
 type preparedCall struct {
 	path string
-	spec *config.Plugin
+	spec *plugins.Spec
 	// hook is "" when --hook was not given: open takes the plugin's only
 	// hook.
 	hook  abi.Hook
@@ -106,7 +106,7 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	}
 	spec := plugins.SpecForFile(path)
 	spec.Config = cfg
-	spec.Secrets = secrets
+	spec.Secrets = plugins.Secrets(secrets)
 	spec.AllowedHosts = hosts
 	spec.AllowPrivate = f.allowPrivate
 	spec.Limits.Timeout = time.Duration(f.timeoutMS) * time.Millisecond

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -63,7 +62,7 @@ type reportHTTP struct {
 	AllowPrivate bool     `json:"allow_private,omitempty"`
 }
 
-func newReportHTTP(spec *config.Plugin) reportHTTP {
+func newReportHTTP(spec *plugins.Spec) reportHTTP {
 	return reportHTTP{AllowedHosts: spec.AllowedHosts, AllowPrivate: spec.AllowPrivate}
 }
 

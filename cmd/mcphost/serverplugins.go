@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/pdk/glob"
@@ -37,7 +38,7 @@ type pluginReport struct {
 // pluginReports describes the plugins of the pipeline h was started with,
 // in chain order (untrusted ones included, marked so).
 func (a *app) pluginReports(h *host.Host) []pluginReport {
-	var pl *plugins.Pipeline
+	var pl *chain.Chain
 	for _, hp := range a.pipelines {
 		if hp.h == h {
 			pl = hp.pl
@@ -47,7 +48,7 @@ func (a *app) pluginReports(h *host.Host) []pluginReport {
 		return nil
 	}
 	stages := map[string]host.StageConfig{}
-	for _, sc := range pl.Set.Stages() {
+	for _, sc := range chain.Stages(pl.Set) {
 		if p, ok := sc.Stage.(*plugins.Plugin); ok {
 			stages[p.Spec().Name] = sc
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -156,7 +157,7 @@ func Run(ctx context.Context, opts Options) *Report {
 	// as long as they may be used (an auth plugin, while servers connect).
 	loadCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	pl, err := plugins.NewPipeline(loadCtx, cfg, opts.Plugins)
+	pl, err := chain.New(loadCtx, cfg, chain.Options{Plugins: opts.Plugins})
 	if err != nil {
 		r.add(Check{Kind: KindPlugin, Subject: "plugins", Status: Fail, Message: "not loaded: " + err.Error(),
 			Fix: "run doctor again with a longer --timeout"})
@@ -211,7 +212,7 @@ func closeWithin(close func(context.Context) error) {
 // startServers connects to every server that may start, at once, each
 // with one attempt within its startup_timeout, and returns their status by
 // id. startErr is set when ctx ended first.
-func startServers(ctx context.Context, cfg *config.Config, pl *plugins.Pipeline, store authn.Store, opts Options) (map[string]host.ServerStatus, error) {
+func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (map[string]host.ServerStatus, error) {
 	hopts := []host.Option{
 		// A check reports a server that does not start; it does not
 		// restart it.

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -25,7 +24,7 @@ var token = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 func (c *checker) auth() {
 	const h = abi.HookAuth
-	st := c.stage.(host.AuthStage)
+	st := c.stage.(AuthStage)
 	for i, req := range AuthRequests() {
 		name := fmt.Sprintf("request %d (status %d)", i, statusOf(req))
 		before := clone(req)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -16,7 +15,7 @@ import (
 
 type checker struct {
 	ctx        context.Context
-	stage      host.Stage
+	stage      Stage
 	opts       Options
 	mu         sync.Mutex
 	violations []Violation
@@ -137,15 +136,15 @@ func (c *checker) canceled(h abi.Hook) {
 		defer close(done)
 		switch h {
 		case abi.HookPolicy:
-			c.stage.(host.PolicyStage).Policy(ctx, PolicyRequests()[0])
+			c.stage.(PolicyStage).Policy(ctx, PolicyRequests()[0])
 		case abi.HookFilterTools:
-			c.stage.(host.FilterStage).FilterTools(ctx, FilterRequests()[0])
+			c.stage.(FilterStage).FilterTools(ctx, FilterRequests()[0])
 		case abi.HookMapNames:
-			c.stage.(host.NameStage).MapNames(ctx, MapNamesRequests()[0])
+			c.stage.(NameStage).MapNames(ctx, MapNamesRequests()[0])
 		case abi.HookTransformResult:
-			c.stage.(host.TransformStage).TransformResult(ctx, TransformRequests()[0])
+			c.stage.(TransformStage).TransformResult(ctx, TransformRequests()[0])
 		case abi.HookAuth:
-			c.stage.(host.AuthStage).Auth(ctx, AuthRequests()[0])
+			c.stage.(AuthStage).Auth(ctx, AuthRequests()[0])
 		}
 	}()
 	select {

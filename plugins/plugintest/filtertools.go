@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -27,7 +26,7 @@ func FilterRequests() []*abi.FilterToolsRequest {
 
 func (c *checker) filterTools() {
 	const h = abi.HookFilterTools
-	st := c.stage.(host.FilterStage)
+	st := c.stage.(FilterStage)
 	reqs := FilterRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -30,7 +29,7 @@ func MapNamesRequests() []*abi.MapNamesRequest {
 
 func (c *checker) mapNames() {
 	const h = abi.HookMapNames
-	st := c.stage.(host.NameStage)
+	st := c.stage.(NameStage)
 	reqs := MapNamesRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

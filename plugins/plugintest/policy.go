@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -29,7 +28,7 @@ func PolicyRequests() []*abi.PolicyRequest {
 
 func (c *checker) policy() {
 	const h = abi.HookPolicy
-	st := c.stage.(host.PolicyStage)
+	st := c.stage.(PolicyStage)
 	reqs := PolicyRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -33,7 +32,7 @@ func TransformRequests() []*abi.TransformResultRequest {
 
 func (c *checker) transformResult() {
 	const h = abi.HookTransformResult
-	st := c.stage.(host.TransformStage)
+	st := c.stage.(TransformStage)
 	reqs := TransformRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

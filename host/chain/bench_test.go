@@ -1,11 +1,11 @@
-package plugins_test
+package chain_test
 
 // What plugins add to a tool call: the same Go stdio test server called
 // through Host.CallTool with no stages, with a policy plugin, with two Rust
 // transform plugins, and with all three.
 //
 //	scripts/build-plugins.sh /tmp/p   # the Rust examples
-//	MCPHOST_BUILT_PLUGINS=/tmp/p go test -run='^$' -bench=Pipeline -benchtime=2000x -count=5 ./plugins/
+//	MCPHOST_BUILT_PLUGINS=/tmp/p go test -run='^$' -bench=Pipeline -benchtime=2000x -count=5 ./host/chain/
 //
 // The policy plugin is the allow-all .wat fixture (a minimal guest: the
 // cost measured is the runtime's); the transforms are the redact-secrets
@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -27,7 +28,7 @@ import (
 
 func BenchmarkPipeline(b *testing.B) {
 	built := os.Getenv("MCPHOST_BUILT_PLUGINS")
-	policy := &config.Plugin{Name: "allow-all", Path: filepath.Join("..", "testdata", "plugins", "allow-all.wasm"), Hooks: []abi.Hook{abi.HookPolicy}, Limits: config.DefaultPluginLimits()}
+	policy := &config.Plugin{Name: "allow-all", Path: filepath.Join("..", "..", "testdata", "plugins", "allow-all.wasm"), Hooks: []abi.Hook{abi.HookPolicy}, Limits: config.DefaultPluginLimits()}
 	transforms := func(b *testing.B) []*config.Plugin {
 		if built == "" {
 			b.Skip("set MCPHOST_BUILT_PLUGINS to a directory built by scripts/build-plugins.sh")
@@ -65,7 +66,7 @@ func BenchmarkPipeline(b *testing.B) {
 				Plugins: bc.plugins(b),
 			}
 			ctx := context.Background()
-			pl, err := plugins.NewPipeline(ctx, cfg, plugins.Options{CacheDir: b.TempDir()})
+			pl, err := chain.New(ctx, cfg, chain.Options{Plugins: plugins.Options{CacheDir: b.TempDir()}})
 			if err != nil {
 				b.Fatal(err)
 			}
