@@ -114,7 +114,7 @@ func (p *Plugin) Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthRespo
 // DecodeOutput decodes and checks a hook's raw output (as Invoke returns
 // it) without the request: the checks that need the request (a filter's
 // names are a subset of its tools, map_names gives one name per tool) are
-// left out. For the CLI's plugin test.
+// left out. Try and Bench judge answers with it.
 func DecodeOutput(hook abi.Hook, data []byte) (any, error) {
 	switch hook {
 	case abi.HookPolicy:

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -231,4 +232,136 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
 	reportPercentiles(b, durations)
+}
+
+// openPool loads a fixture with a pool of size instances.
+func openPool(t *testing.T, file string, size int) *Plugin {
+	t.Helper()
+	opts, _ := testOptions(t)
+	opts.PoolSize = size
+	p, err := Open(context.Background(), spec(file, file), opts)
+	if err != nil {
+		t.Fatalf("open %s: %v", file, err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+func TestBenchCounted(t *testing.T) {
+	p := openPool(t, "allow-all", 2)
+	r, err := Bench(ctx(t), p, abi.HookPolicy, mustJSON(t, shortReq), BenchOptions{Calls: 60, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Calls != 60 || r.Errors != 0 || r.FirstError != nil || r.Invalid != nil {
+		t.Fatalf("calls %d, errors %d (%v), invalid %v: want 60 good calls", r.Calls, r.Errors, r.FirstError, r.Invalid)
+	}
+	// The default warm-up: max(concurrency, calls/10).
+	if r.Concurrency != 2 || r.Warmup != 6 || r.Hook != abi.HookPolicy {
+		t.Fatalf("concurrency %d, warmup %d, hook %s", r.Concurrency, r.Warmup, r.Hook)
+	}
+	if got := r.Stats.Calls; got != 66 {
+		t.Errorf("plugin counted %d calls, want 66 (6 warm-up, 60 measured)", got)
+	}
+	if !slices.IsSorted(r.Latencies) || len(r.Latencies) != 60 {
+		t.Fatalf("latencies not sorted or %d of them", len(r.Latencies))
+	}
+	if !(0 < r.Median && r.Median <= r.P90 && r.P90 <= r.P99 && r.P99 <= r.Max) || r.Max != r.Latencies[59] {
+		t.Fatalf("percentiles out of order: %s %s %s %s", r.Median, r.P90, r.P99, r.Max)
+	}
+	if r.Elapsed <= 0 || r.CallsPerSec <= 0 {
+		t.Fatalf("elapsed %s, calls/s %f", r.Elapsed, r.CallsPerSec)
+	}
+}
+
+func TestBenchTimed(t *testing.T) {
+	p := openPool(t, "allow-all", 1)
+	r, err := Bench(ctx(t), p, abi.HookPolicy, mustJSON(t, shortReq), BenchOptions{Duration: 30 * time.Millisecond, Warmup: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Calls == 0 || r.Elapsed < 30*time.Millisecond || r.Warmup != 3 || r.Concurrency != 1 {
+		t.Fatalf("calls %d in %s, warmup %d, concurrency %d", r.Calls, r.Elapsed, r.Warmup, r.Concurrency)
+	}
+}
+
+func TestBenchFailures(t *testing.T) {
+	p := openPool(t, "faults", 1)
+
+	// The first call must succeed.
+	_, err := Bench(ctx(t), p, abi.HookPolicy, mustJSON(t, longReq), BenchOptions{Calls: 5})
+	var fe *FirstCallError
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v (%T), want a *FirstCallError", err, err)
+	}
+	wantError(t, fe.Err, KindTrap)
+	if !strings.HasPrefix(err.Error(), "the first call failed, nothing to measure: ") {
+		t.Errorf("error = %q", err)
+	}
+
+	// An output that is no answer is reported, and every call still runs.
+	req := &abi.TransformResultRequest{Server: "s", Tool: "t", Name: "s_t", Result: []byte(`{"content":[]}`)}
+	r, err := Bench(ctx(t), p, abi.HookTransformResult, mustJSON(t, req), BenchOptions{Calls: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Invalid == nil || r.Calls != 5 || r.Errors != 0 {
+		t.Fatalf("invalid %v, calls %d, errors %d", r.Invalid, r.Calls, r.Errors)
+	}
+}
+
+func TestBenchCanceled(t *testing.T) {
+	p := openPool(t, "allow-all", 1)
+	c, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Bench(c, p, abi.HookPolicy, mustJSON(t, shortReq), BenchOptions{Calls: 5})
+	var fe *FirstCallError
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v, want a *FirstCallError", err)
+	}
+	wantError(t, fe.Err, KindCanceled)
+}
+
+func TestBenchOptions(t *testing.T) {
+	p := openPool(t, "allow-all", 1)
+	in := mustJSON(t, shortReq)
+	for _, o := range []BenchOptions{
+		{},
+		{Calls: -1},
+		{Calls: 5, Concurrency: -1},
+		{Duration: -time.Second},
+		{Calls: 5, Warmup: -1},
+	} {
+		if r, err := Bench(ctx(t), p, abi.HookPolicy, in, o); err == nil || r != nil {
+			t.Errorf("Bench(%+v) = %v, %v: want an error", o, r, err)
+		}
+	}
+	if got := p.Stats().Calls; got != 0 {
+		t.Errorf("%d calls made with bad options", got)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i))
+	}
+	for _, c := range []struct {
+		in   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{nil, 0.5, 0},
+		{d[:1], 0.99, 1},
+		{d, 0, 1},
+		{d, 0.5, 50},
+		{d, 0.9, 90},
+		{d, 0.99, 99},
+		{d, 1, 100},
+		{d[:3], 0.5, 2},
+	} {
+		if got := Percentile(c.in, c.p); got != c.want {
+			t.Errorf("Percentile(%d values, %v) = %d, want %d", len(c.in), c.p, got, c.want)
+		}
+	}
 }

@@ -170,8 +170,7 @@ type Result struct {
 
 // Invoke calls hook with input (JSON, as the ABI defines for the hook) and
 // returns the raw output with measurements, without decoding it. It applies
-// every limit, like the typed hook methods. For the CLI (plugin test,
-// plugin bench) and tests.
+// every limit, like the typed hook methods. Try and Bench are built on it.
 func (p *Plugin) Invoke(ctx context.Context, hook abi.Hook, input []byte) (*Result, error) {
 	if p.loadErr != nil {
 		return nil, &Error{Plugin: p.name, Hook: hook, Kind: KindLoad, Msg: "not loaded: " + p.loadErr.Msg, Err: p.loadErr}

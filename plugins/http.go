@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcphost/mcphost/pdk/glob"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/pdk/abi"
+	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // mcphost_http: what auth plugins get instead of Extism's http_request

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,50 +96,38 @@ failed, 2 usage error.`,
 			}
 			defer p.Close(context.Background())
 
-			res, err := p.Invoke(ctx, pc.hook, pc.input)
+			br, err := plugins.Bench(ctx, p, pc.hook, pc.input, plugins.BenchOptions{Calls: n, Duration: duration, Concurrency: concurrency})
+			if fe := (*plugins.FirstCallError)(nil); errors.As(err, &fe) {
+				return &exitError{code: exitFailure, err: fmt.Errorf("the first call failed, nothing to measure: %v (\"mcphost plugin test\" with the same flags shows the call)", pluginFailure(fe.Err))}
+			}
+			if br != nil && br.Invalid != nil {
+				fmt.Fprintf(a.stderr, "warning: the output is not a valid %s answer (%v): the host would treat every call as failed\n", pc.hook, br.Invalid)
+			}
 			if err != nil {
-				fe := pluginFailure(err)
-				return &exitError{code: exitFailure, err: fmt.Errorf("the first call failed, nothing to measure: %v (\"mcphost plugin test\" with the same flags shows the call)", fe)}
-			}
-			if _, derr := plugins.DecodeOutput(pc.hook, res.Output); derr != nil {
-				fmt.Fprintf(a.stderr, "warning: the output is not a valid %s answer (%v): the host would treat every call as failed\n", pc.hook, derr)
-			}
-			warmup := max(concurrency, min(n/10, 100))
-			runBench(ctx, p, pc.hook, pc.input, concurrency, warmup-1, 0)
-			if err := ctx.Err(); err != nil {
 				return err
 			}
-			st := runBench(ctx, p, pc.hook, pc.input, concurrency, n, duration)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			stats := p.Stats()
 			rep := benchReport{
 				Plugin:      pluginName(p),
 				Path:        pc.path,
 				Hook:        pc.hook,
-				Calls:       len(st.latencies),
-				Errors:      st.errors,
-				Concurrency: concurrency,
-				Warmup:      warmup,
-				ElapsedNS:   st.elapsed.Nanoseconds(),
-				Instances:   stats.InstancesCreated,
-				Discarded:   stats.InstancesDiscarded,
+				Calls:       br.Calls,
+				Errors:      br.Errors,
+				Concurrency: br.Concurrency,
+				Warmup:      br.Warmup,
+				ElapsedNS:   br.Elapsed.Nanoseconds(),
+				CallsPerSec: br.CallsPerSec,
+				MedianNS:    br.Median.Nanoseconds(),
+				P90NS:       br.P90.Nanoseconds(),
+				P99NS:       br.P99.Nanoseconds(),
+				MaxNS:       br.Max.Nanoseconds(),
+				Instances:   br.Stats.InstancesCreated,
+				Discarded:   br.Stats.InstancesDiscarded,
 				Limits:      newReportLimits(p),
 				reportHTTP:  newReportHTTP(pc.spec),
 			}
-			if st.firstErr != nil {
-				rep.FirstError = st.firstErr.Error()
+			if br.FirstError != nil {
+				rep.FirstError = br.FirstError.Error()
 			}
-			if st.elapsed > 0 {
-				rep.CallsPerSec = float64(rep.Calls) / st.elapsed.Seconds()
-			}
-			lat := st.latencies
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			rep.MedianNS = percentile(lat, 0.50).Nanoseconds()
-			rep.P90NS = percentile(lat, 0.90).Nanoseconds()
-			rep.P99NS = percentile(lat, 0.99).Nanoseconds()
-			rep.MaxNS = percentile(lat, 1).Nanoseconds()
 			if f.asJSON {
 				if err := printJSON(a.stdout, rep); err != nil {
 					return err
@@ -151,7 +136,7 @@ failed, 2 usage error.`,
 				return err
 			}
 			if rep.Errors > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d calls failed; the first: %v", rep.Errors, rep.Calls, pluginFailure(st.firstErr))}
+				return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d calls failed; the first: %v", rep.Errors, rep.Calls, pluginFailure(br.FirstError))}
 			}
 			return nil
 		},
@@ -161,86 +146,6 @@ failed, 2 usage error.`,
 	cmd.Flags().IntVar(&concurrency, "concurrency", 1, fmt.Sprintf("concurrent callers, each with an instance of its own (1 to %d)", maxBenchConcurrency))
 	cmd.Flags().DurationVar(&duration, "duration", 0, "call for this long (e.g. 10s) instead of --n times")
 	return cmd
-}
-
-// benchStats is what one run measured: the latency of every call (failed
-// ones included), failures and the wall time of the run.
-type benchStats struct {
-	latencies []time.Duration
-	errors    int
-	firstErr  error
-	elapsed   time.Duration
-}
-
-// runBench calls hook n times (or, when d > 0, for d) from conc
-// goroutines. It stops early when ctx ends.
-func runBench(ctx context.Context, p *plugins.Plugin, hook abi.Hook, input []byte, conc, n int, d time.Duration) benchStats {
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		st       benchStats
-		deadline time.Time
-	)
-	start := time.Now()
-	if d > 0 {
-		deadline = start.Add(d)
-	} else if n <= 0 {
-		return st
-	}
-	for w := 0; w < conc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var (
-				lat      []time.Duration
-				errs     int
-				firstErr error
-			)
-			for ctx.Err() == nil {
-				if d > 0 {
-					if !time.Now().Before(deadline) {
-						break
-					}
-				} else if next.Add(1) > int64(n) {
-					break
-				}
-				t0 := time.Now()
-				_, err := p.Invoke(ctx, hook, input)
-				lat = append(lat, time.Since(t0))
-				if err != nil {
-					if ctx.Err() != nil {
-						break
-					}
-					errs++
-					if firstErr == nil {
-						firstErr = err
-					}
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			st.latencies = append(st.latencies, lat...)
-			st.errors += errs
-			if st.firstErr == nil {
-				st.firstErr = firstErr
-			}
-		}()
-	}
-	wg.Wait()
-	st.elapsed = time.Since(start)
-	return st
-}
-
-// percentile is the nearest-rank percentile of sorted durations (0 for
-// none).
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	i = min(max(i, 0), len(sorted)-1)
-	return sorted[i]
 }
 
 func printBench(w io.Writer, rep benchReport) error {

@@ -152,7 +152,7 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 				return err
 			}
 			defer p.Close(context.Background())
-			res, callErr := p.Invoke(ctx, pc.hook, pc.input)
+			tr := plugins.Try(ctx, p, pc.hook, pc.input)
 			rep := testReport{
 				Plugin:     pluginName(p),
 				Path:       pc.path,
@@ -160,25 +160,24 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 				Limits:     newReportLimits(p),
 				reportHTTP: newReportHTTP(pc.spec),
 			}
-			if res != nil {
+			if res := tr.Result; res != nil {
 				rep.DurationNS = res.Duration.Nanoseconds()
 				rep.Duration = formatDuration(res.Duration)
 				rep.MemoryBytes, rep.KernelMemoryBytes = res.MemoryBytes, res.KernelMemoryBytes
 				rep.FreshInstance = res.FreshInstance
 			}
 			var failure error
-			if callErr != nil {
-				rep.Error = &testReportError{Kind: plugins.KindOf(callErr).String(), Message: callErr.Error()}
-				failure = pluginFailure(callErr)
+			if tr.Err != nil {
+				rep.Error = &testReportError{Kind: plugins.KindOf(tr.Err).String(), Message: tr.Err.Error()}
+				failure = pluginFailure(tr.Err)
 			} else {
-				out := res.Output
-				decoded, derr := plugins.DecodeOutput(pc.hook, out)
-				if derr != nil {
-					rep.Invalid = derr.Error()
-					failure = &exitError{code: exitFailure, err: fmt.Errorf("plugin %s: hook %s: the output is not a valid %s answer: %v (the host would treat the call as failed; see pdk/abi/ABI.md)", rep.Plugin, pc.hook, pc.hook, derr)}
+				out := tr.Result.Output
+				if tr.Invalid != nil {
+					rep.Invalid = tr.Invalid.Error()
+					failure = &exitError{code: exitFailure, err: fmt.Errorf("plugin %s: hook %s: the output is not a valid %s answer: %v (the host would treat the call as failed; see pdk/abi/ABI.md)", rep.Plugin, pc.hook, pc.hook, tr.Invalid)}
 				} else {
 					rep.Valid = true
-					rep.Summary = summarize(decoded, showCred)
+					rep.Summary = summarize(tr.Answer, showCred)
 				}
 				if pc.hook == abi.HookAuth && !showCred {
 					out = redactAuth(out)
