@@ -253,10 +253,6 @@ func (a *app) startHostFor(ctx context.Context, name string) (*host.Host, error)
 	return a.startHostWith(ctx, cfg)
 }
 
-// maxArgsBytes caps the arguments --args reads from a file or standard
-// input.
-const maxArgsBytes = argcheck.MaxArgsBytes
-
 // cliCaller tells policies that a person on the command line is calling.
 func cliCaller() abi.Caller {
 	c := abi.Caller{Kind: "cli"}

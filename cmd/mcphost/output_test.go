@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/argcheck"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 
@@ -353,7 +354,7 @@ func TestArgsLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxArgsBytes + 1); err != nil { // sparse: nothing is written
+	if err := f.Truncate(argcheck.MaxArgsBytes + 1); err != nil { // sparse: nothing is written
 		t.Fatal(err)
 	}
 	f.Close()

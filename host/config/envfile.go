@@ -247,7 +247,7 @@ func (d *decoder) envFile(env map[string]string) (string, map[string]string) {
 	}
 	// As written, and then (when the file is read) with symbolic links
 	// resolved: a link in the repository may point anywhere.
-	if rel, err := filepath.Rel(l.dir, p); fromProject && (err != nil || !filepath.IsLocal(rel)) {
+	if fromProject && !within(l.dir, p) {
 		return outside()
 	}
 	// An untrusted project's server does not start: its env file is not
@@ -298,7 +298,7 @@ func (d *decoder) envFile(env map[string]string) (string, map[string]string) {
 // the links could not be resolved. The loader and the trust hash both ask
 // here, so that the hash covers what the loader reads.
 func projectEnvPath(dir, p string) (read string, outside bool, err error) {
-	if rel, err := filepath.Rel(dir, p); err != nil || !filepath.IsLocal(rel) {
+	if !within(dir, p) {
 		return "", true, nil
 	}
 	inside, err := insideDir(dir, p)
@@ -325,9 +325,15 @@ func insideDir(dir, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rel, err := filepath.Rel(rd, rp)
-	if err != nil || !filepath.IsLocal(rel) {
+	if !within(rd, rp) {
 		return "", nil
 	}
 	return rp, nil
+}
+
+// within reports whether p is dir or lies below it, as written (a symbolic
+// link is not followed here).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel)
 }

@@ -161,20 +161,15 @@ func scopeTarget(opts LoadOptions, scope Scope) (*resolved, string, error) {
 // could ship .mcphost.yaml as a link to the user's own config file, and
 // what mcphost wrote "to the project" would then run everywhere, trusted.
 func checkProjectFile(dir, p string) error {
-	real, err := filepath.EvalSymlinks(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	inside, err := insideDir(dir, p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil // a new file (a dangling link is replaced, not followed)
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("config: %s: %w", p, err)
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return fmt.Errorf("config: the project directory: %w", err)
-	}
-	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
-		return fmt.Errorf("config: %s is a symbolic link to %s, outside the project directory %s: mcphost does not write through it "+
-			"(a cloned repository could point it at your own config file); replace the link with a file of the project's own, or use --scope local or user", p, real, dir)
+	case inside == "":
+		return fmt.Errorf("config: %s is a symbolic link outside the project directory %s: mcphost does not write through it "+
+			"(a cloned repository could point it at your own config file); replace the link with a file of the project's own, or use --scope local or user", p, dir)
 	}
 	return nil
 }

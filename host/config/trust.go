@@ -177,7 +177,7 @@ func projectRefs(r *resolved, dir string, contents map[string][]byte) (plugins, 
 				em, _ := e.(map[string]any)
 				for _, f := range []string{"env_file", "envFile"} {
 					p := refPath(r, dir, em[f])
-					if rel, err := filepath.Rel(dir, p); p != "" && err == nil && filepath.IsLocal(rel) {
+					if p != "" && within(dir, p) {
 						envFiles = append(envFiles, p)
 					}
 				}
