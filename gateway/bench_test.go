@@ -32,8 +32,8 @@ import (
 	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/internal/gctune"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 

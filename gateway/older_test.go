@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // A client older than 2026-07-28 that plays no rounds of its own (as

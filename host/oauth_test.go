@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // fakeOAuth grants a token when asked to authorize.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // rawServerEnv makes the test binary, started with it set, a stdio MCP

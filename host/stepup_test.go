@@ -12,7 +12,7 @@ import (
 	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // A server that refuses one tool for lack of scope (403

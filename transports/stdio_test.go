@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/transports"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcphost/mcphost/authn"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 func TestLoginRefusesWhatHasNoLogin(t *testing.T) {

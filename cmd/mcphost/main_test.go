@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/host"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 

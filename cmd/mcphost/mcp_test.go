@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // getServer returns `mcp get ID --json`.

@@ -10,7 +10,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/mcphost/mcphost/authn"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // mcp add without --scope writes the local scope: private to the user and

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 

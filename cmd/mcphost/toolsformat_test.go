@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // tools --format prints each provider's tool list from a real server, with

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // bound is a failure bound for waits, never a performance expectation.

@@ -21,7 +21,7 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/doctor"
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/plugins"
 )
 

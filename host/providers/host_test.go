@@ -10,8 +10,8 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/hosttest"
 	"github.com/mcphost/mcphost/host/providers"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // bound is a failure bound for waits, never a performance expectation.

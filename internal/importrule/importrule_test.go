@@ -69,7 +69,7 @@ var layers = map[string]layer{
 	},
 	"testsupport": {
 		may:  []string{"transports", "leaf", "glob", "abi"},
-		rule: "host/hosttest serves host's own tests, so it imports no host package: only transports, the shared leaves and the contract",
+		rule: "internal/hosttest (the test servers) serves host's own tests, so it imports no host package: only transports, the shared leaves and the contract",
 	},
 	"confighelper": {
 		may:  []string{"config", "leaf", "glob", "abi"},
@@ -114,7 +114,6 @@ var placement = []struct{ pattern, layer string }{
 	{"host/config/...", "config"},
 	{"host/builtin/...", "stages"},
 	{"host/naming/...", "stages"},
-	{"host/hosttest/...", "testsupport"},
 	{"authn/...", "authn"},
 	{"transports/...", "transports"},
 	{"plugins/...", "plugins"},
@@ -122,6 +121,7 @@ var placement = []struct{ pattern, layer string }{
 	{"pdk/glob", "glob"},
 	{"pdk/...", "pdk"},
 	{"internal/adhoc", "confighelper"},
+	{"internal/hosttest/...", "testsupport"},
 	{"internal/...", "leaf"},
 }
 

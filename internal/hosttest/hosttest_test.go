@@ -23,7 +23,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/host/hosttest"
+	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/jsonscan"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/transports"

@@ -60,7 +60,7 @@ func BuildTestServer(t testing.TB) string {
 		if err != nil {
 			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
-		cmd := exec.Command(goBin, "build", "-o", build.bin, "github.com/mcphost/mcphost/host/hosttest/testserver")
+		cmd := exec.Command(goBin, "build", "-o", build.bin, "github.com/mcphost/mcphost/internal/hosttest/testserver")
 		// Build from this package's directory, inside the module, whatever
 		// the caller's working directory is.
 		if _, file, _, ok := runtime.Caller(0); ok {
