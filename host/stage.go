@@ -11,48 +11,28 @@ import (
 // The hook interfaces. Each step of the pipeline that an organisation may
 // want to own is a stage implementing one or more of them: natively in Go
 // (the built-in defaults) or as a sandboxed WebAssembly plugin (package
-// plugins). The documents are the plugin ABI's (package pdk/abi), so a native
-// stage and a plugin are interchangeable and one conformance kit
-// (plugins/plugintest) runs against both.
+// plugins). They are defined once, in the plugin ABI (package pdk/abi), with
+// the documents they take and give, so a native stage and a plugin are
+// interchangeable and one conformance kit (plugins/plugintest) runs against
+// both; the names here are the same types.
 //
 // A stage returns an error only when it could not decide (a plugin error or
 // fault); a deny is an outcome, not an error. What an error does is the
 // chain's business (StageConfig.OnError).
-
-// Stage is what every stage has: a name for logs, audit events and errors.
-type Stage interface {
-	StageName() string
-}
-
-// PolicyStage decides whether a call may go ahead.
-type PolicyStage interface {
-	Stage
-	Policy(ctx context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error)
-}
-
-// FilterStage narrows a server's tool list.
-type FilterStage interface {
-	Stage
-	FilterTools(ctx context.Context, req *abi.FilterToolsRequest) (*abi.FilterToolsResponse, error)
-}
-
-// NameStage gives every tool its public name.
-type NameStage interface {
-	Stage
-	MapNames(ctx context.Context, req *abi.MapNamesRequest) (*abi.MapNamesResponse, error)
-}
-
-// TransformStage rewrites a call's result (truncate, redact, project).
-type TransformStage interface {
-	Stage
-	TransformResult(ctx context.Context, req *abi.TransformResultRequest) (*abi.TransformResultResponse, error)
-}
-
-// AuthStage supplies headers for a server's HTTP transport.
-type AuthStage interface {
-	Stage
-	Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthResponse, error)
-}
+type (
+	// Stage is what every stage has: a name for logs, audit events and errors.
+	Stage = abi.Stage
+	// PolicyStage decides whether a call may go ahead.
+	PolicyStage = abi.PolicyStage
+	// FilterStage narrows a server's tool list.
+	FilterStage = abi.FilterStage
+	// NameStage gives every tool its public name.
+	NameStage = abi.NameStage
+	// TransformStage rewrites a call's result (truncate, redact, project).
+	TransformStage = abi.TransformStage
+	// AuthStage supplies headers for a server's HTTP transport.
+	AuthStage = abi.AuthStage
+)
 
 // OnError values: what the chain does when a stage fails (error, trap,
 // timeout, out of memory).

@@ -15,6 +15,16 @@ import (
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
+// A plugin is every kind of stage: the hook interfaces are the ABI's, which
+// host's stage types are, so the chain takes a *Plugin as it is.
+var (
+	_ abi.PolicyStage    = (*Plugin)(nil)
+	_ abi.FilterStage    = (*Plugin)(nil)
+	_ abi.NameStage      = (*Plugin)(nil)
+	_ abi.TransformStage = (*Plugin)(nil)
+	_ abi.AuthStage      = (*Plugin)(nil)
+)
+
 // The hook adapters: each marshals the ABI request, calls the export and
 // decodes the answer strictly (one JSON object, no unknown fields), then
 // checks what the host relies on. An answer that fails is a KindOutput

@@ -14,8 +14,9 @@
 //	decision, err := p.Policy(ctx, &abi.PolicyRequest{Server: "fs", Tool: "delete_file"})
 //
 // The package knows nothing of configuration files or of package host: a
-// *Plugin has the methods of host's stage interfaces (Policy, FilterTools,
-// MapNames, TransformResult, Auth) without importing them. Package
+// *Plugin implements the stage interfaces (abi.PolicyStage, abi.FilterStage,
+// abi.NameStage, abi.TransformStage, abi.AuthStage), which host's stage
+// types are. Package
 // host/chain turns a configuration's plugin entries into specs and loaded
 // plugins into host stages. The contract a plugin implements is package
 // pdk/abi; package pdk is the Go library for writing one, and

@@ -10,7 +10,6 @@ import (
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
-	"github.com/mcphost/mcphost/plugins/plugintest"
 )
 
 // The two packages spell the same values on their own (plugins imports
@@ -65,20 +64,3 @@ func TestSpecCopiesEveryField(t *testing.T) {
 		t.Errorf("Specs = %v", got)
 	}
 }
-
-// The conformance kit spells the host's hook interfaces again, to import
-// only the ABI: each must be the host's, method for method.
-var (
-	_ plugintest.Stage          = host.Stage(nil)
-	_ host.Stage                = plugintest.Stage(nil)
-	_ plugintest.PolicyStage    = host.PolicyStage(nil)
-	_ host.PolicyStage          = plugintest.PolicyStage(nil)
-	_ plugintest.FilterStage    = host.FilterStage(nil)
-	_ host.FilterStage          = plugintest.FilterStage(nil)
-	_ plugintest.NameStage      = host.NameStage(nil)
-	_ host.NameStage            = plugintest.NameStage(nil)
-	_ plugintest.TransformStage = host.TransformStage(nil)
-	_ host.TransformStage       = plugintest.TransformStage(nil)
-	_ plugintest.AuthStage      = host.AuthStage(nil)
-	_ host.AuthStage            = plugintest.AuthStage(nil)
-)

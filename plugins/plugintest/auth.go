@@ -24,7 +24,7 @@ var token = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 func (c *checker) auth() {
 	const h = abi.HookAuth
-	st := c.stage.(AuthStage)
+	st := c.stage.(abi.AuthStage)
 	for i, req := range AuthRequests() {
 		name := fmt.Sprintf("request %d (status %d)", i, statusOf(req))
 		before := clone(req)

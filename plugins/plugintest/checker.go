@@ -15,7 +15,7 @@ import (
 
 type checker struct {
 	ctx        context.Context
-	stage      Stage
+	stage      abi.Stage
 	opts       Options
 	mu         sync.Mutex
 	violations []Violation
@@ -136,15 +136,15 @@ func (c *checker) canceled(h abi.Hook) {
 		defer close(done)
 		switch h {
 		case abi.HookPolicy:
-			c.stage.(PolicyStage).Policy(ctx, PolicyRequests()[0])
+			c.stage.(abi.PolicyStage).Policy(ctx, PolicyRequests()[0])
 		case abi.HookFilterTools:
-			c.stage.(FilterStage).FilterTools(ctx, FilterRequests()[0])
+			c.stage.(abi.FilterStage).FilterTools(ctx, FilterRequests()[0])
 		case abi.HookMapNames:
-			c.stage.(NameStage).MapNames(ctx, MapNamesRequests()[0])
+			c.stage.(abi.NameStage).MapNames(ctx, MapNamesRequests()[0])
 		case abi.HookTransformResult:
-			c.stage.(TransformStage).TransformResult(ctx, TransformRequests()[0])
+			c.stage.(abi.TransformStage).TransformResult(ctx, TransformRequests()[0])
 		case abi.HookAuth:
-			c.stage.(AuthStage).Auth(ctx, AuthRequests()[0])
+			c.stage.(abi.AuthStage).Auth(ctx, AuthRequests()[0])
 		}
 	}()
 	select {

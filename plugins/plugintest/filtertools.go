@@ -26,7 +26,7 @@ func FilterRequests() []*abi.FilterToolsRequest {
 
 func (c *checker) filterTools() {
 	const h = abi.HookFilterTools
-	st := c.stage.(FilterStage)
+	st := c.stage.(abi.FilterStage)
 	reqs := FilterRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

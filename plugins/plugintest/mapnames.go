@@ -29,7 +29,7 @@ func MapNamesRequests() []*abi.MapNamesRequest {
 
 func (c *checker) mapNames() {
 	const h = abi.HookMapNames
-	st := c.stage.(NameStage)
+	st := c.stage.(abi.NameStage)
 	reqs := MapNamesRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

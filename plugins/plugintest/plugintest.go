@@ -13,9 +13,9 @@
 // confirm, leave the request as it was, answer the same way twice, and keep
 // doing so under concurrent calls.
 //
-// It imports only the ABI (the stage interfaces it checks are its own,
-// method for method the host's), so that it can be used from any package's
-// tests (package plugins included).
+// It imports only the ABI, where the stage interfaces it checks are defined
+// (host.PolicyStage and the others are the same types), so that it can be
+// used from any package's tests (package plugins included).
 package plugintest
 
 import (
@@ -64,7 +64,7 @@ type HookLister interface {
 
 // Hooks lists the hooks stage serves, in pipeline order: its Hooks() if it
 // is a HookLister, else every hook interface it implements.
-func Hooks(stage Stage) []abi.Hook {
+func Hooks(stage abi.Stage) []abi.Hook {
 	if l, ok := stage.(HookLister); ok {
 		var out []abi.Hook
 		for _, h := range abi.Hooks {
@@ -85,32 +85,32 @@ func Hooks(stage Stage) []abi.Hook {
 	return out
 }
 
-func implements(stage Stage, h abi.Hook) bool {
+func implements(stage abi.Stage, h abi.Hook) bool {
 	var ok bool
 	switch h {
 	case abi.HookPolicy:
-		_, ok = stage.(PolicyStage)
+		_, ok = stage.(abi.PolicyStage)
 	case abi.HookFilterTools:
-		_, ok = stage.(FilterStage)
+		_, ok = stage.(abi.FilterStage)
 	case abi.HookMapNames:
-		_, ok = stage.(NameStage)
+		_, ok = stage.(abi.NameStage)
 	case abi.HookTransformResult:
-		_, ok = stage.(TransformStage)
+		_, ok = stage.(abi.TransformStage)
 	case abi.HookAuth:
-		_, ok = stage.(AuthStage)
+		_, ok = stage.(abi.AuthStage)
 	}
 	return ok
 }
 
 // Run runs the checks for hooks (default: every hook the stage implements)
 // as subtests of t, one per hook.
-func Run(t *testing.T, stage Stage, hooks ...abi.Hook) {
+func Run(t *testing.T, stage abi.Stage, hooks ...abi.Hook) {
 	t.Helper()
 	RunWith(t, stage, Options{Hooks: hooks})
 }
 
 // RunWith is Run with options.
-func RunWith(t *testing.T, stage Stage, opts Options) {
+func RunWith(t *testing.T, stage abi.Stage, opts Options) {
 	t.Helper()
 	hooks := opts.Hooks
 	if len(hooks) == 0 {
@@ -132,7 +132,7 @@ func RunWith(t *testing.T, stage Stage, opts Options) {
 
 // Check runs the checks and returns the violations (none: the stage
 // conforms). For use outside `go test`, and to test the kit itself.
-func Check(ctx context.Context, stage Stage, opts Options) []Violation {
+func Check(ctx context.Context, stage abi.Stage, opts Options) []Violation {
 	c := &checker{ctx: ctx, stage: stage, opts: opts}
 	if c.opts.Timeout <= 0 {
 		c.opts.Timeout = 10 * time.Second

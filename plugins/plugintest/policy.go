@@ -28,7 +28,7 @@ func PolicyRequests() []*abi.PolicyRequest {
 
 func (c *checker) policy() {
 	const h = abi.HookPolicy
-	st := c.stage.(PolicyStage)
+	st := c.stage.(abi.PolicyStage)
 	reqs := PolicyRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {

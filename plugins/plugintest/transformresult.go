@@ -32,7 +32,7 @@ func TransformRequests() []*abi.TransformResultRequest {
 
 func (c *checker) transformResult() {
 	const h = abi.HookTransformResult
-	st := c.stage.(TransformStage)
+	st := c.stage.(abi.TransformStage)
 	reqs := TransformRequests()
 	answers := make([]any, len(reqs))
 	for i, req := range reqs {
