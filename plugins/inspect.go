@@ -96,15 +96,3 @@ func SpecForFile(path string) *Spec {
 	}
 }
 
-// Call loads the plugin of spec, calls hook once with input and closes it:
-// `mcphost plugin test`. The Result carries the raw output, the duration of
-// the call itself and the memory used; DecodeOutput checks the output.
-// Benchmarks should Open once and Invoke many times instead.
-func Call(ctx context.Context, spec *Spec, hook abi.Hook, input []byte, opts Options) (*Result, error) {
-	p, err := Open(ctx, spec, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close(context.Background())
-	return p.Invoke(ctx, hook, input)
-}

@@ -93,9 +93,6 @@ func (p *Plugin) Name() string { return p.name }
 // StageName implements host.Stage.
 func (p *Plugin) StageName() string { return p.name }
 
-// Path is the plugin's file.
-func (p *Plugin) Path() string { return p.spec.Path }
-
 // SHA256 is the hash of the file as loaded ("" if it could not be read).
 func (p *Plugin) SHA256() string { return p.sha }
 
@@ -139,10 +136,6 @@ func (p *Plugin) Err() error {
 	}
 	return p.loadErr
 }
-
-// LoadDuration is how long loading took (read, hash, compile, first
-// instance).
-func (p *Plugin) LoadDuration() time.Duration { return p.loadTime }
 
 // Stats counts a plugin's calls and instances.
 type Stats struct {

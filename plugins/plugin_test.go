@@ -582,13 +582,18 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func TestCallHelper(t *testing.T) {
+func TestSpecForFileAndInvoke(t *testing.T) {
 	opts, _ := testOptions(t)
 	s := SpecForFile(fixture("all-hooks"))
 	if s.Name != "all-hooks" || !filepath.IsAbs(s.Path) {
 		t.Fatalf("spec %+v", s)
 	}
-	res, err := Call(ctx(t), s, abi.HookPolicy, []byte(`{"server":"s"}`), opts)
+	p, err := Open(ctx(t), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	res, err := p.Invoke(ctx(t), abi.HookPolicy, []byte(`{"server":"s"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,7 +604,7 @@ func TestCallHelper(t *testing.T) {
 	if err != nil || v.(*abi.PolicyDecision).Decision != abi.Allow {
 		t.Fatalf("decode %v %v", v, err)
 	}
-	if _, err := Call(ctx(t), s, "nope", nil, opts); err == nil {
+	if _, err := p.Invoke(ctx(t), "nope", nil); err == nil {
 		t.Fatal("unknown hook called")
 	}
 }

@@ -108,16 +108,6 @@ func Load(ctx context.Context, specs []*Spec, opts Options) (*Set, error) {
 // failed ones included).
 func (s *Set) Plugins() []*Plugin { return append([]*Plugin(nil), s.plugins...) }
 
-// Plugin returns the plugin named name, or nil.
-func (s *Set) Plugin(name string) *Plugin {
-	for _, p := range s.plugins {
-		if p.name == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // Status describes every configured plugin, in configuration order.
 func (s *Set) Status() []Status { return append([]Status(nil), s.status...) }
 

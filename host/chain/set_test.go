@@ -117,8 +117,8 @@ plugins:
 	wantError(t, err, plugins.KindLoad, `plugins: plugin "broken": hook policy: not loaded: `, "start-trap.wasm: first instance")
 	_, err = got["unknown-hooks"].Stage.(host.AuthStage).Auth(ctx(t), &abi.AuthRequest{})
 	wantError(t, err, plugins.KindLoad, `plugin "unknown-hooks": hook auth: not loaded`)
-	if set.Plugin("good") == nil || set.Plugin("project") != nil || len(set.Plugins()) != 5 {
-		t.Fatal("Plugin lookup")
+	if len(set.Plugins()) != 5 {
+		t.Fatalf("%d plugins in the set, want 5 (the untrusted project entry left out)", len(set.Plugins()))
 	}
 
 	if err := set.Close(ctx(t)); err != nil {
