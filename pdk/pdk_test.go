@@ -295,3 +295,34 @@ func TestHTTPWithoutFunctionIsRefused(t *testing.T) {
 		t.Fatalf("HTTP() error = %v, want not available", err)
 	}
 }
+
+// JSON adapts a typed function with encoding/json, for a hook the PDK has no
+// package for: it decodes the input, encodes the answer and refuses a
+// missing one.
+func TestJSONAdapter(t *testing.T) {
+	fresh(t, nil)
+	pdk.Describe("p", "1")
+	pdk.Register(abi.HookPolicy, pdk.JSON(abi.HookPolicy, func(req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+		switch req.Tool {
+		case "fail":
+			return nil, errors.New("cannot decide")
+		case "nothing":
+			return nil, nil
+		}
+		return &abi.PolicyDecision{Decision: abi.Deny, Reason: "no " + req.Tool}, nil
+	}))
+
+	out, err := pdk.Call(abi.HookPolicy, []byte(`{"server":"s","tool":"rm"}`))
+	if err != nil || string(out) != `{"decision":"deny","reason":"no rm"}` {
+		t.Fatalf("Call = %s, %v", out, err)
+	}
+	for input, want := range map[string]string{
+		`{"tool":"fail"}`:    "cannot decide",
+		`{"tool":"nothing"}`: "pdk: the policy hook returned neither a result nor an error",
+		`{"tool":`:           "pdk: decoding the policy input",
+	} {
+		if _, err := pdk.Call(abi.HookPolicy, []byte(input)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Call(%s) error = %v, want it to say %q", input, err, want)
+		}
+	}
+}

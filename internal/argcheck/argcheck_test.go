@@ -251,9 +251,6 @@ func TestParamsAndLabel(t *testing.T) {
 	if params[1].Description != "the second" {
 		t.Errorf("description of b: %q", params[1].Description)
 	}
-	if l := argcheck.Label(schema(t, `{"anyOf":[{"type":"string"},{"type":"null"}]}`)); l != "string or null" {
-		t.Errorf("Label(anyOf) = %q", l)
-	}
 }
 
 func ExampleAssign() {

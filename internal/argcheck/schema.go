@@ -158,17 +158,9 @@ func kind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// Label describes what a schema asks for, for a message or a usage line:
+// label describes what a schema asks for, for a message or a usage line:
 // "number", "string or null", "array of string", one of "a", "b"...
 // "" when the schema says nothing about it.
-func Label(schema any) string {
-	s, err := object(schema)
-	if err != nil {
-		return ""
-	}
-	return label(s)
-}
-
 func label(s map[string]any) string {
 	if s == nil {
 		return ""

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // ErrNotRegular is returned for a path that is not a regular file.
@@ -52,22 +51,6 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: over the limit of %d bytes", name, ErrTooLarge, max)
 	}
 	return data, nil
-}
-
-// Check reports whether path is a regular file of at most max bytes without
-// reading it (for files that another library then opens).
-func Check(path string, max int64) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (it is %s); give a plain file", path, ErrNotRegular, kind(fi.Mode()))
-	}
-	if fi.Size() > max {
-		return fmt.Errorf("%s: %w: %d bytes, over the limit of %d", path, ErrTooLarge, fi.Size(), max)
-	}
-	return nil
 }
 
 func kind(m fs.FileMode) string {

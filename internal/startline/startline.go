@@ -70,9 +70,6 @@ func New(w io.Writer, ids []string) *Line {
 	return l
 }
 
-// SetWidth changes the longest line drawn (at least 20 runes).
-func (l *Line) SetWidth(n int) { l.width = max(n, 20) }
-
 // MarkOf maps a host state name to a mark: "ready", "error",
 // "needs-auth"; anything else (connecting, reconnecting) is pending.
 func MarkOf(state string) Mark {
