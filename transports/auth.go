@@ -28,7 +28,7 @@ type AuthFunc func(ctx context.Context, c Challenge) (http.Header, time.Duration
 type authRoundTripper struct {
 	base   http.RoundTripper
 	auth   AuthFunc
-	origin string // credentials go to this origin only (Origin)
+	origin string // credentials go to this origin only (originOf)
 
 	mu      sync.Mutex
 	header  http.Header

@@ -40,7 +40,7 @@ func TestAuthRoundTripperRefreshesOnChallengeAndExpiry(t *testing.T) {
 		version++
 		return http.Header{"Authorization": {"Bearer v" + string(rune('0'+version))}}, time.Hour, nil
 	}
-	rt := newAuthRoundTripper(http.DefaultTransport, auth, Origin(mustParse(t, srv.URL)))
+	rt := newAuthRoundTripper(http.DefaultTransport, auth, originOf(mustParse(t, srv.URL)))
 	now := time.Now()
 	rt.now = func() time.Time { return now }
 	client := &http.Client{Transport: rt}
@@ -87,7 +87,7 @@ func TestAuthRoundTripperErrorsAndOtherHosts(t *testing.T) {
 	failing := func(context.Context, Challenge) (http.Header, time.Duration, error) {
 		return nil, 0, errors.New("plugin header-auth: secret not granted")
 	}
-	client := &http.Client{Transport: newAuthRoundTripper(http.DefaultTransport, failing, Origin(mustParse(t, srv.URL)))}
+	client := &http.Client{Transport: newAuthRoundTripper(http.DefaultTransport, failing, originOf(mustParse(t, srv.URL)))}
 	if _, err := client.Get(srv.URL); err == nil || !strings.Contains(err.Error(), "secret not granted") {
 		t.Fatalf("err = %v", err)
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// HeaderRoundTripper adds headers to the requests it sends. mcphost uses it
+// headerRoundTripper adds headers to the requests it sends. mcphost uses it
 // for a server's configured static headers; HeaderFunc is the hook for
 // credentials that change (OAuth tokens, signed requests). Header values are
 // never logged or put in errors.
-type HeaderRoundTripper struct {
+type headerRoundTripper struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
 
@@ -33,16 +33,16 @@ type HeaderRoundTripper struct {
 	HeaderFunc func(*http.Request) (http.Header, error)
 
 	// Origin, if set, limits the headers to requests to exactly that
-	// origin (Origin of the server's URL: scheme, host and port), so a
+	// origin (originOf(the server's URL): scheme, host and port), so a
 	// redirect to another host, another port, or from https to http never
 	// receives the server's credentials.
 	Origin string
 }
 
-// Origin is u's scheme, host and port ("https://api.example:443"), lower
+// originOf is u's scheme, host and port ("https://api.example:443"), lower
 // case, with the scheme's default port filled in: the unit that
 // credentials are set for.
-func Origin(u *url.URL) string {
+func originOf(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	port := u.Port()
 	if port == "" {
@@ -58,13 +58,13 @@ func Origin(u *url.URL) string {
 
 // sameOrigin: a request for a ws(s) server's upgrade goes over http(s).
 func sameOrigin(u *url.URL, origin string) bool {
-	o := Origin(u)
+	o := originOf(u)
 	return o == origin ||
 		strings.Replace(o, "http", "ws", 1) == origin
 }
 
 // RoundTrip implements http.RoundTripper. It does not modify req.
-func (h *HeaderRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := h.Base
 	if base == nil {
 		base = http.DefaultTransport
@@ -145,9 +145,9 @@ func (b *base) httpClient(s *Spec, u *url.URL, opts Options, limitBodies bool) *
 	// server's OAuth handler.
 	switch {
 	case opts.Auth != nil:
-		rt = newAuthRoundTripper(rt, opts.Auth, Origin(u))
+		rt = newAuthRoundTripper(rt, opts.Auth, originOf(u))
 	case opts.OAuthHandler != nil:
-		b.oauth = newOAuthRoundTripper(rt, opts.OAuthHandler, Origin(u))
+		b.oauth = newOAuthRoundTripper(rt, opts.OAuthHandler, originOf(u))
 		rt = b.oauth
 	}
 	if len(s.Headers) > 0 || opts.HeaderFunc != nil {
@@ -155,7 +155,7 @@ func (b *base) httpClient(s *Spec, u *url.URL, opts Options, limitBodies bool) *
 		for k, v := range s.Headers {
 			h.Set(k, v)
 		}
-		rt = &HeaderRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Origin: Origin(u)}
+		rt = &headerRoundTripper{Base: rt, Header: h, HeaderFunc: opts.HeaderFunc, Origin: originOf(u)}
 	}
 	c.Transport = &refusalRecorder{base: rt, r: b.refused}
 	return &c
@@ -212,16 +212,16 @@ func (b *base) eventCap() int {
 	return int(b.limit + eventSlack + 4096)
 }
 
-// HTTPTransport connects to a server over Streamable HTTP (go-sdk's
+// hTTPTransport connects to a server over Streamable HTTP (go-sdk's
 // StreamableClientTransport); each Connect starts a new HTTP session.
-type HTTPTransport struct {
+type hTTPTransport struct {
 	base
 	url    string
 	client *http.Client
 }
 
-func newStreamable(s *Spec, opts Options) (*HTTPTransport, error) {
-	t := &HTTPTransport{base: newBase(s, opts), url: s.URL}
+func newStreamable(s *Spec, opts Options) (*hTTPTransport, error) {
+	t := &hTTPTransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func newStreamable(s *Spec, opts Options) (*HTTPTransport, error) {
 // Connect implements mcp.Transport. The connection is go-sdk's own, not a
 // wrapper: go-sdk tells it about the session through unexported methods
 // (protocol version header, background stream) that a wrapper would hide.
-func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *hTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	inner := &mcp.StreamableClientTransport{
 		Endpoint:     t.url,
 		HTTPClient:   t.client,
@@ -246,16 +246,16 @@ func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return conn, nil
 }
 
-// SSETransport connects to a server over the legacy HTTP+SSE transport
+// sSETransport connects to a server over the legacy HTTP+SSE transport
 // (protocol 2024-11-05, go-sdk's SSEClientTransport).
-type SSETransport struct {
+type sSETransport struct {
 	base
 	url    string
 	client *http.Client
 }
 
-func newSSE(s *Spec, opts Options) (*SSETransport, error) {
-	t := &SSETransport{base: newBase(s, opts), url: s.URL}
+func newSSE(s *Spec, opts Options) (*sSETransport, error) {
+	t := &sSETransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "http", "https")
 	if err != nil {
 		return nil, err
@@ -268,7 +268,7 @@ func newSSE(s *Spec, opts Options) (*SSETransport, error) {
 // context given to Connect, so the stream gets a context detached from ctx:
 // ctx still aborts a hanging connect, but a short startup deadline does not
 // end the session later.
-func (t *SSETransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *sSETransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
 	inner := &mcp.SSEClientTransport{

@@ -7,15 +7,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// InProcessTransport connects to a Go *mcp.Server running in this process.
+// inProcessTransport connects to a Go *mcp.Server running in this process.
 // Each Connect starts a new server session over a fresh in-memory pipe.
-type InProcessTransport struct {
+type inProcessTransport struct {
 	base
 	server *mcp.Server
 }
 
-func newInProcess(s *Spec, opts Options) (*InProcessTransport, error) {
-	t := &InProcessTransport{base: newBase(s, opts), server: opts.Server}
+func newInProcess(s *Spec, opts Options) (*inProcessTransport, error) {
+	t := &inProcessTransport{base: newBase(s, opts), server: opts.Server}
 	if t.server == nil {
 		return nil, t.errorf("no server given (Options.Server)")
 	}
@@ -26,7 +26,7 @@ func newInProcess(s *Spec, opts Options) (*InProcessTransport, error) {
 // own client end, so max_message_bytes applies as for the other transports
 // (go-sdk's in-memory transport has a fixed 16 MiB limit that ends the
 // session); the server end reads our requests without a limit.
-func (t *InProcessTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *inProcessTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	serverEnd, clientEnd := net.Pipe()
 	st := &mcp.IOTransport{Reader: serverEnd, Writer: serverEnd, MaxLineLength: -1}
 	// The session outlives ctx, which only bounds the connect.

@@ -228,11 +228,11 @@ func LastAuthError(t any) error {
 
 func baseOf(t any) *base {
 	switch x := t.(type) {
-	case *HTTPTransport:
+	case *hTTPTransport:
 		return &x.base
-	case *SSETransport:
+	case *sSETransport:
 		return &x.base
-	case *WebSocketTransport:
+	case *webSocketTransport:
 		return &x.base
 	}
 	return nil

@@ -26,7 +26,7 @@ func TestOrigin(t *testing.T) {
 		{"wss://h.example/ws", "https://h.example/ws"},
 	}
 	for _, p := range same {
-		if !sameOrigin(mustParse(t, p[1]), Origin(mustParse(t, p[0]))) {
+		if !sameOrigin(mustParse(t, p[1]), originOf(mustParse(t, p[0]))) {
 			t.Errorf("%s and %s: want the same origin", p[0], p[1])
 		}
 	}
@@ -38,7 +38,7 @@ func TestOrigin(t *testing.T) {
 		{"http://127.0.0.1:8080/", "http://localhost:8080/"},
 	}
 	for _, p := range other {
-		if sameOrigin(mustParse(t, p[1]), Origin(mustParse(t, p[0]))) {
+		if sameOrigin(mustParse(t, p[1]), originOf(mustParse(t, p[0]))) {
 			t.Errorf("%s and %s: want different origins", p[0], p[1])
 		}
 	}
@@ -73,8 +73,8 @@ func TestCredentialsStayWithTheirOrigin(t *testing.T) {
 	auth := func(context.Context, Challenge) (http.Header, time.Duration, error) {
 		return http.Header{"Authorization": {"Bearer from-auth-plugin"}}, 0, nil
 	}
-	rt := newAuthRoundTripper(http.DefaultTransport, auth, Origin(u))
-	client := &http.Client{Transport: &HeaderRoundTripper{Base: rt, Header: http.Header{"X-Api-Key": {"configured-secret"}}, Origin: Origin(u)}}
+	rt := newAuthRoundTripper(http.DefaultTransport, auth, originOf(u))
+	client := &http.Client{Transport: &headerRoundTripper{Base: rt, Header: http.Header{"X-Api-Key": {"configured-secret"}}, Origin: originOf(u)}}
 	resp, err := client.Get(u.String())
 	if err != nil {
 		t.Fatal(err)

@@ -18,11 +18,11 @@ import (
 
 // The stdio transport: starting a server process with its pipes and its environment.
 
-// StdioTransport runs a server as a child process and speaks newline-delimited
+// stdioTransport runs a server as a child process and speaks newline-delimited
 // JSON-RPC over its stdin/stdout. Unlike mcp.CommandTransport, the child gets
 // its own process group and shutdown signals the whole group, so nothing the
 // server started survives it; its stderr is logged and kept for StderrTail.
-type StdioTransport struct {
+type stdioTransport struct {
 	base
 	command    string
 	args       []string
@@ -37,8 +37,8 @@ type StdioTransport struct {
 	proc *process
 }
 
-func newStdio(s *Spec, opts Options) (*StdioTransport, error) {
-	t := &StdioTransport{
+func newStdio(s *Spec, opts Options) (*stdioTransport, error) {
+	t := &stdioTransport{
 		base:       newBase(s, opts),
 		command:    s.Command,
 		args:       slices.Clone(s.Args),
@@ -67,7 +67,7 @@ func newStdio(s *Spec, opts Options) (*StdioTransport, error) {
 // StderrTail returns the last stderr lines (at most 50, each at most about
 // 1 KiB) of the most recently started process, oldest first. It stays
 // readable after the process died, so a status display can say why.
-func (t *StdioTransport) StderrTail() []string {
+func (t *stdioTransport) StderrTail() []string {
 	t.mu.Lock()
 	ring := t.ring
 	t.mu.Unlock()
@@ -82,7 +82,7 @@ func (t *StdioTransport) StderrTail() []string {
 // exited with a status other than 0 or by a signal) that gives the status
 // and the last stderr line; nil if it is still running (or none started).
 // A failed connect's own error often says only "EOF": this says why.
-func (t *StdioTransport) Exited(wait time.Duration) error {
+func (t *stdioTransport) Exited(wait time.Duration) error {
 	t.mu.Lock()
 	p := t.proc
 	t.mu.Unlock()
@@ -93,7 +93,7 @@ func (t *StdioTransport) Exited(wait time.Duration) error {
 }
 
 // PID returns the process id of the most recently started process, or 0.
-func (t *StdioTransport) PID() int {
+func (t *stdioTransport) PID() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.pid
@@ -101,7 +101,7 @@ func (t *StdioTransport) PID() int {
 
 // Connect starts a new server process. ctx only bounds the start: the process
 // lives until the connection is closed or it exits.
-func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, t.errorf("start %q: %w", t.command, err)
 	}
@@ -205,7 +205,7 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // process group), without the graceful steps of Close: for a connection
 // given up on, such as one that did not finish its handshake within the
 // startup timeout. The connection's Close still reaps it.
-func (t *StdioTransport) Abort() {
+func (t *stdioTransport) Abort() {
 	t.mu.Lock()
 	p := t.proc
 	t.mu.Unlock()

@@ -87,7 +87,7 @@ type Options struct {
 	// HeaderFunc, if set, is called for every HTTP request to an sse, http or
 	// websocket server and the headers it returns are added after the
 	// configured ones: the hook for credentials that change (see
-	// HeaderRoundTripper.HeaderFunc).
+	// headerRoundTripper.HeaderFunc).
 	HeaderFunc func(*http.Request) (http.Header, error)
 
 	// Auth, if set, supplies credentials for sse, http and websocket
@@ -169,14 +169,19 @@ func (d *Delivery) Sent() bool { return d.sent.Load() }
 // TracksDelivery reports whether t's connections record Delivery.
 func TracksDelivery(t mcp.Transport) bool {
 	switch t.(type) {
-	case *StdioTransport, *InProcessTransport, *WebSocketTransport:
+	case *stdioTransport, *inProcessTransport, *webSocketTransport:
 		return true
 	}
 	return false
 }
 
 // New returns the transport for s. It checks the fields the transport needs
-// but does not connect: that happens in Connect, once per session.
+// but does not connect: that happens in Connect, once per session. The
+// concrete types are not part of the API; a stdio transport also has
+// StderrTail() []string (the server's last stderr lines), PID() int and
+// Abort() (kill the process group now), reached through an interface:
+//
+//	if st, ok := t.(interface{ StderrTail() []string }); ok { ... }
 func New(s Spec, opts Options) (mcp.Transport, error) {
 	switch s.Kind {
 	case KindStdio:

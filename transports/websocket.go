@@ -18,16 +18,16 @@ import (
 // require it; each WebSocket text message carries one JSON-RPC message.
 const Subprotocol = "mcp"
 
-// WebSocketTransport connects to a server over WebSocket (subprotocol "mcp",
+// webSocketTransport connects to a server over WebSocket (subprotocol "mcp",
 // one JSON-RPC message per text message). go-sdk has no WebSocket transport.
-type WebSocketTransport struct {
+type webSocketTransport struct {
 	base
 	url    string
 	client *http.Client
 }
 
-func newWebSocketClient(s *Spec, opts Options) (*WebSocketTransport, error) {
-	t := &WebSocketTransport{base: newBase(s, opts), url: s.URL}
+func newWebSocketClient(s *Spec, opts Options) (*webSocketTransport, error) {
+	t := &webSocketTransport{base: newBase(s, opts), url: s.URL}
 	u, err := t.checkURL(s.URL, "ws", "wss", "http", "https")
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func newWebSocketClient(s *Spec, opts Options) (*WebSocketTransport, error) {
 }
 
 // Connect dials the server; ctx bounds the handshake only.
-func (t *WebSocketTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *webSocketTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, resp, err := websocket.Dial(ctx, t.url, &websocket.DialOptions{
 		HTTPClient:   t.client,
 		Subprotocols: []string{Subprotocol},
