@@ -62,7 +62,7 @@ func (p *Plugin) Policy(ctx context.Context, req *abi.PolicyRequest) (*abi.Polic
 	if err != nil {
 		return nil, err
 	}
-	d, err := DecodePolicy(out)
+	d, err := decodePolicy(out)
 	if err != nil {
 		return nil, p.outputError(abi.HookPolicy, err)
 	}
@@ -75,7 +75,7 @@ func (p *Plugin) FilterTools(ctx context.Context, req *abi.FilterToolsRequest) (
 	if err != nil {
 		return nil, err
 	}
-	r, err := DecodeFilterTools(req, out)
+	r, err := decodeFilterTools(req, out)
 	if err != nil {
 		return nil, p.outputError(abi.HookFilterTools, err)
 	}
@@ -88,7 +88,7 @@ func (p *Plugin) MapNames(ctx context.Context, req *abi.MapNamesRequest) (*abi.M
 	if err != nil {
 		return nil, err
 	}
-	r, err := DecodeMapNames(req, out)
+	r, err := decodeMapNames(req, out)
 	if err != nil {
 		return nil, p.outputError(abi.HookMapNames, err)
 	}
@@ -101,7 +101,7 @@ func (p *Plugin) TransformResult(ctx context.Context, req *abi.TransformResultRe
 	if err != nil {
 		return nil, err
 	}
-	r, err := DecodeTransformResult(out)
+	r, err := decodeTransformResult(out)
 	if err != nil {
 		return nil, p.outputError(abi.HookTransformResult, err)
 	}
@@ -114,7 +114,7 @@ func (p *Plugin) Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthRespo
 	if err != nil {
 		return nil, err
 	}
-	r, err := DecodeAuth(out)
+	r, err := decodeAuth(out)
 	if err != nil {
 		return nil, p.outputError(abi.HookAuth, err)
 	}
@@ -128,22 +128,22 @@ func (p *Plugin) Auth(ctx context.Context, req *abi.AuthRequest) (*abi.AuthRespo
 func DecodeOutput(hook abi.Hook, data []byte) (any, error) {
 	switch hook {
 	case abi.HookPolicy:
-		return DecodePolicy(data)
+		return decodePolicy(data)
 	case abi.HookFilterTools:
-		return DecodeFilterTools(nil, data)
+		return decodeFilterTools(nil, data)
 	case abi.HookMapNames:
-		return DecodeMapNames(nil, data)
+		return decodeMapNames(nil, data)
 	case abi.HookTransformResult:
-		return DecodeTransformResult(data)
+		return decodeTransformResult(data)
 	case abi.HookAuth:
-		return DecodeAuth(data)
+		return decodeAuth(data)
 	}
 	return nil, fmt.Errorf("unknown hook %q", hook)
 }
 
-// DecodePolicy decodes a policy answer: decision allow, deny or confirm;
+// decodePolicy decodes a policy answer: decision allow, deny or confirm;
 // rewritten arguments, if any, an object.
-func DecodePolicy(data []byte) (*abi.PolicyDecision, error) {
+func decodePolicy(data []byte) (*abi.PolicyDecision, error) {
 	var d abi.PolicyDecision
 	if err := strictUnmarshal(data, &d); err != nil {
 		return nil, err
@@ -159,9 +159,9 @@ func DecodePolicy(data []byte) (*abi.PolicyDecision, error) {
 	return &d, nil
 }
 
-// DecodeFilterTools decodes a filter answer. With req, every name kept must
+// decodeFilterTools decodes a filter answer. With req, every name kept must
 // be one of req's tools, once.
-func DecodeFilterTools(req *abi.FilterToolsRequest, data []byte) (*abi.FilterToolsResponse, error) {
+func decodeFilterTools(req *abi.FilterToolsRequest, data []byte) (*abi.FilterToolsResponse, error) {
 	var r struct {
 		Tools *[]string `json:"tools"`
 	}
@@ -194,10 +194,10 @@ func DecodeFilterTools(req *abi.FilterToolsRequest, data []byte) (*abi.FilterToo
 	return out, nil
 }
 
-// DecodeMapNames decodes a map_names answer. With req, it must give one
+// decodeMapNames decodes a map_names answer. With req, it must give one
 // name per tool; the host checks the names themselves (pattern, length,
 // uniqueness) and falls back to the built-in mapping.
-func DecodeMapNames(req *abi.MapNamesRequest, data []byte) (*abi.MapNamesResponse, error) {
+func decodeMapNames(req *abi.MapNamesRequest, data []byte) (*abi.MapNamesResponse, error) {
 	var r struct {
 		Names *[]string `json:"names"`
 	}
@@ -213,22 +213,22 @@ func DecodeMapNames(req *abi.MapNamesRequest, data []byte) (*abi.MapNamesRespons
 	return &abi.MapNamesResponse{Names: *r.Names}, nil
 }
 
-// DecodeTransformResult decodes a transform answer: result must be an MCP
+// decodeTransformResult decodes a transform answer: result must be an MCP
 // CallToolResult.
-func DecodeTransformResult(data []byte) (*abi.TransformResultResponse, error) {
+func decodeTransformResult(data []byte) (*abi.TransformResultResponse, error) {
 	var r abi.TransformResultResponse
 	if err := strictUnmarshal(data, &r); err != nil {
 		return nil, err
 	}
-	if err := CheckCallToolResult(r.Result); err != nil {
+	if err := checkCallToolResult(r.Result); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// CheckCallToolResult reports whether data is an MCP CallToolResult (a JSON
+// checkCallToolResult reports whether data is an MCP CallToolResult (a JSON
 // object the MCP SDK decodes).
-func CheckCallToolResult(data json.RawMessage) error {
+func checkCallToolResult(data json.RawMessage) error {
 	t := bytes.TrimSpace(data)
 	if len(t) == 0 || t[0] != '{' {
 		return errors.New(`"result" must be a CallToolResult object`)
@@ -243,9 +243,9 @@ func CheckCallToolResult(data json.RawMessage) error {
 	return nil
 }
 
-// DecodeAuth decodes an auth answer: header names must be HTTP tokens and
+// decodeAuth decodes an auth answer: header names must be HTTP tokens and
 // values free of control characters (no header injection).
-func DecodeAuth(data []byte) (*abi.AuthResponse, error) {
+func decodeAuth(data []byte) (*abi.AuthResponse, error) {
 	var r struct {
 		Headers   *map[string]string `json:"headers"`
 		ExpiresIn int                `json:"expires_in"`

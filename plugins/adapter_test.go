@@ -13,11 +13,11 @@ func TestDecodeAnswers(t *testing.T) {
 	filterReq := &abi.FilterToolsRequest{Tools: []abi.ToolInfo{{Name: "a"}, {Name: "b"}}}
 	namesReq := &abi.MapNamesRequest{Tools: []abi.NameKey{{Server: "s", Tool: "a"}, {Server: "s", Tool: "b"}}}
 	decode := map[abi.Hook]func([]byte) (any, error){
-		abi.HookPolicy:          func(d []byte) (any, error) { return DecodePolicy(d) },
-		abi.HookFilterTools:     func(d []byte) (any, error) { return DecodeFilterTools(filterReq, d) },
-		abi.HookMapNames:        func(d []byte) (any, error) { return DecodeMapNames(namesReq, d) },
-		abi.HookTransformResult: func(d []byte) (any, error) { return DecodeTransformResult(d) },
-		abi.HookAuth:            func(d []byte) (any, error) { return DecodeAuth(d) },
+		abi.HookPolicy:          func(d []byte) (any, error) { return decodePolicy(d) },
+		abi.HookFilterTools:     func(d []byte) (any, error) { return decodeFilterTools(filterReq, d) },
+		abi.HookMapNames:        func(d []byte) (any, error) { return decodeMapNames(namesReq, d) },
+		abi.HookTransformResult: func(d []byte) (any, error) { return decodeTransformResult(d) },
+		abi.HookAuth:            func(d []byte) (any, error) { return decodeAuth(d) },
 	}
 	cases := []struct {
 		hook abi.Hook
@@ -65,11 +65,11 @@ func TestDecodeAnswers(t *testing.T) {
 		}
 	}
 	// A credential in a bad header value is never quoted.
-	if _, err := DecodeAuth([]byte(`{"headers":{"X":"s3cret\n"}}`)); err == nil || strings.Contains(err.Error(), "s3cret") {
+	if _, err := decodeAuth([]byte(`{"headers":{"X":"s3cret\n"}}`)); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("auth error %v", err)
 	}
 	// Guest text in reasons is made one-line.
-	d, err := DecodePolicy([]byte(`{"decision":"deny","reason":"a\nb\u0000c"}`))
+	d, err := decodePolicy([]byte(`{"decision":"deny","reason":"a\nb\u0000c"}`))
 	if err != nil || d.Reason != `a\nb\x00c` {
 		t.Errorf("reason %q %v", d.Reason, err)
 	}
@@ -102,12 +102,12 @@ func FuzzDecodeOutput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		switch abi.Hooks[int(which)%len(abi.Hooks)] {
 		case abi.HookPolicy:
-			d, err := DecodePolicy(data)
+			d, err := decodePolicy(data)
 			if err == nil && d.Decision != abi.Allow && d.Decision != abi.Deny && d.Decision != abi.Confirm {
 				t.Fatalf("accepted decision %q", d.Decision)
 			}
 		case abi.HookFilterTools:
-			r, err := DecodeFilterTools(filterReq, data)
+			r, err := decodeFilterTools(filterReq, data)
 			if err == nil {
 				for _, n := range r.Tools {
 					if n != "a" && n != "b" {
@@ -116,16 +116,16 @@ func FuzzDecodeOutput(f *testing.F) {
 				}
 			}
 		case abi.HookMapNames:
-			r, err := DecodeMapNames(namesReq, data)
+			r, err := decodeMapNames(namesReq, data)
 			if err == nil && len(r.Names) != 2 {
 				t.Fatalf("accepted %d names", len(r.Names))
 			}
 		case abi.HookTransformResult:
-			if r, err := DecodeTransformResult(data); err == nil && CheckCallToolResult(r.Result) != nil {
+			if r, err := decodeTransformResult(data); err == nil && checkCallToolResult(r.Result) != nil {
 				t.Fatal("accepted a result that does not check")
 			}
 		case abi.HookAuth:
-			r, err := DecodeAuth(data)
+			r, err := decodeAuth(data)
 			if err == nil {
 				for k, v := range r.Headers {
 					if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {

@@ -120,10 +120,10 @@ func Bench(ctx context.Context, p *Plugin, hook abi.Hook, input []byte, opts Ben
 		r.CallsPerSec = float64(r.Calls) / st.elapsed.Seconds()
 	}
 	r.Latencies = lat
-	r.Median = Percentile(lat, 0.50)
-	r.P90 = Percentile(lat, 0.90)
-	r.P99 = Percentile(lat, 0.99)
-	r.Max = Percentile(lat, 1)
+	r.Median = percentile(lat, 0.50)
+	r.P90 = percentile(lat, 0.90)
+	r.P99 = percentile(lat, 0.99)
+	r.Max = percentile(lat, 1)
 	r.Stats = p.Stats()
 	return r, nil
 }
@@ -197,9 +197,9 @@ func runBench(ctx context.Context, p *Plugin, hook abi.Hook, input []byte, conc,
 	return st
 }
 
-// Percentile is the nearest-rank percentile p (0 to 1) of sorted durations,
+// percentile is the nearest-rank percentile p (0 to 1) of sorted durations,
 // 0 for none.
-func Percentile(sorted []time.Duration, p float64) time.Duration {
+func percentile(sorted []time.Duration, p float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
 	}

@@ -360,8 +360,8 @@ func TestPercentile(t *testing.T) {
 		{d, 1, 100},
 		{d[:3], 0.5, 2},
 	} {
-		if got := Percentile(c.in, c.p); got != c.want {
-			t.Errorf("Percentile(%d values, %v) = %d, want %d", len(c.in), c.p, got, c.want)
+		if got := percentile(c.in, c.p); got != c.want {
+			t.Errorf("percentile(%d values, %v) = %d, want %d", len(c.in), c.p, got, c.want)
 		}
 	}
 }

@@ -95,4 +95,3 @@ func SpecForFile(path string) *Spec {
 		Source: "command line",
 	}
 }
-

@@ -23,7 +23,8 @@ type Options struct {
 	// from CacheDir and close it with the Set or Plugin.
 	Cache *Cache
 	// CacheDir is the directory of the on-disk compilation cache. "" means
-	// DefaultCacheDir(); if that cannot be used, the cache is in memory only.
+	// mcphost/wazero under os.UserCacheDir() (~/.cache/mcphost/wazero on
+	// Linux); if that cannot be used, the cache is in memory only.
 	CacheDir string
 	// PoolSize bounds the instances of each plugin, that is its concurrent
 	// calls (more calls wait for a free instance). 0 means
@@ -45,13 +46,13 @@ func (o Options) poolSize() int {
 	return min(2*runtime.GOMAXPROCS(0), 8)
 }
 
-// DefaultCacheDir is where compiled plugins are cached:
+// defaultCacheDir is where compiled plugins are cached:
 // os.UserCacheDir()/mcphost/wazero (on Linux $XDG_CACHE_HOME/mcphost/wazero
 // or ~/.cache/mcphost/wazero). wazero keys entries by its version, the
 // CPU's features and the hash of the module as compiled (the plugin
 // instrumented for its deadline), so a changed plugin or a new mcphost is
 // compiled anew. NewCache refuses a directory others could write to.
-func DefaultCacheDir() (string, error) {
+func defaultCacheDir() (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("plugins: no user cache directory: %w", err)
@@ -112,7 +113,7 @@ func (o Options) openCache() (c *Cache, owned bool) {
 	}
 	dir := o.CacheDir
 	if dir == "" {
-		d, err := DefaultCacheDir()
+		d, err := defaultCacheDir()
 		if err != nil {
 			o.logger().Warn("plugins: compiling without an on-disk cache", "error", err)
 		}

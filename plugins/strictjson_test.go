@@ -32,18 +32,18 @@ func TestAnswersDecodeStrictly(t *testing.T) {
 			var err error
 			switch tc.hook {
 			case "policy":
-				_, err = DecodePolicy([]byte(tc.answer))
+				_, err = decodePolicy([]byte(tc.answer))
 			case "map_names":
-				_, err = DecodeMapNames(req, []byte(tc.answer))
+				_, err = decodeMapNames(req, []byte(tc.answer))
 			case "transform_result":
-				_, err = DecodeTransformResult([]byte(tc.answer))
+				_, err = decodeTransformResult([]byte(tc.answer))
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%s: err = %v, want one containing %q", tc.answer, err, tc.want)
 			}
 		})
 	}
-	if d, err := DecodePolicy([]byte(`{"decision":"allow","reason":"ok","arguments":{"a":{"b":[1,{"c":2}]}}}`)); err != nil || d.Decision != abi.Allow {
+	if d, err := decodePolicy([]byte(`{"decision":"allow","reason":"ok","arguments":{"a":{"b":[1,{"c":2}]}}}`)); err != nil || d.Decision != abi.Allow {
 		t.Fatalf("a good answer: %+v %v", d, err)
 	}
 }
