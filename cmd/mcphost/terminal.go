@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/term"
 
 	"github.com/mcphost/mcphost/internal/elicitform"
 	"github.com/mcphost/mcphost/internal/redact"
@@ -28,8 +29,9 @@ func isTerminal(v any) bool {
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough: /dev/null is one, and a command
+	// run with </dev/null must not wait on a form nobody sees.
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // elicit answers a server's request for input: a small form on a terminal,
