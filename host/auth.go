@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/transports"
 )

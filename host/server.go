@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/hosttest"
 )

@@ -82,9 +82,9 @@ fuzz ./pdk/internal/wire FuzzDecoders 20000
 fuzz ./pdk/internal/wire FuzzEncode 20000
 fuzz ./pdk/internal/wire FuzzEncodeString 20000
 fuzz ./plugins FuzzDecodeOutput 20000
-fuzz ./authn FuzzFileStoreRead 20000
-fuzz ./authn FuzzTokenResponse 2000
-fuzz ./authn FuzzCallbackQuery 2000
+fuzz ./host/authn FuzzFileStoreRead 20000
+fuzz ./host/authn FuzzTokenResponse 2000
+fuzz ./host/authn FuzzCallbackQuery 2000
 fuzz ./plugins FuzzCheckKeys 20000
 fuzz ./plugins FuzzParseModule 20000
 fuzz ./plugins FuzzOpen 5000

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/termtext"
 )

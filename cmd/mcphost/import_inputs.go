@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/clientconf"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/termtext"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/internal/hosttest"
 )
 

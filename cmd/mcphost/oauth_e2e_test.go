@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host/gateway"
 )
 
 // dockerfile is the part of the Dockerfile these tests look at.

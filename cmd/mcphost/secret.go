@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 )
 
 // maxSecretBytes bounds a secret read from stdin.

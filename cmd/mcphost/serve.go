@@ -17,10 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/mcphost/mcphost/authn"
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"

@@ -15,8 +15,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/plugins"

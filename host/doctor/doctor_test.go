@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/doctor"
 	"github.com/mcphost/mcphost/internal/hosttest"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 )
 

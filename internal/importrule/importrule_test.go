@@ -41,15 +41,15 @@ var layers = map[string]layer{
 	},
 	"front": {
 		may:  []string{"host", "config", "stages", "authn", "transports", "plugins", "leaf", "glob", "abi"},
-		rule: "front ends (gateway, host/providers, host/doctor, host/clientconf) and the wiring of stages into host (host/chain) sit on host and what is under it; they import no program and no test helper",
+		rule: "front ends (host/gateway, host/providers, host/doctor, host/clientconf) and the wiring of stages into host (host/chain) sit on host and what is under it; they import no program and no test helper",
 	},
 	"host": {
 		may:  []string{"config", "stages", "authn", "transports", "plugins", "leaf", "glob", "abi"},
-		rule: "host imports what is under it (host/config, host/builtin, host/naming, authn, transports, plugins), the shared leaves and the contract; never a front end, a test helper or a program",
+		rule: "host imports what is under it (host/config, host/builtin, host/naming, host/authn, transports, plugins), the shared leaves and the contract; never a front end, a test helper or a program",
 	},
 	"config": {
 		may:  []string{"leaf", "glob", "abi"},
-		rule: "host/config imports only the shared leaves and the contract: never host, the stages, authn, transports or plugins",
+		rule: "host/config imports only the shared leaves and the contract: never host, the stages, host/authn, transports or plugins",
 	},
 	"stages": {
 		may:  []string{"leaf", "glob", "abi"},
@@ -57,7 +57,7 @@ var layers = map[string]layer{
 	},
 	"authn": {
 		may:  []string{"config", "leaf", "glob", "abi"},
-		rule: "authn reads a server's auth block from host/config; besides it, only the shared leaves and the contract: never host, transports or plugins",
+		rule: "host/authn reads a server's auth block from host/config; besides it, only the shared leaves and the contract: never host, transports or plugins",
 	},
 	"transports": {
 		may:  []string{"leaf", "glob", "abi"},
@@ -89,7 +89,7 @@ var layers = map[string]layer{
 	},
 	"pdk": {
 		may:  []string{"glob", "abi"},
-		rule: "the Go PDK is guest code: it imports only pdk/..., never host, authn, transports, plugins, internal or cmd",
+		rule: "the Go PDK is guest code: it imports only pdk/..., never host, host/authn, transports, plugins, internal or cmd",
 	},
 	"guest": {
 		may:  []string{"pdk", "glob", "abi"},
@@ -105,7 +105,7 @@ var placement = []struct{ pattern, layer string }{
 	{"scripts/...", "program"},
 	{"examples/agent/...", "program"},
 	{"examples/plugins/...", "guest"},
-	{"gateway/...", "front"},
+	{"host/gateway/...", "front"},
 	{"host/providers/...", "front"},
 	{"host/doctor/...", "front"},
 	{"host/clientconf/...", "front"},
@@ -114,7 +114,7 @@ var placement = []struct{ pattern, layer string }{
 	{"host/config/...", "config"},
 	{"host/builtin/...", "stages"},
 	{"host/naming/...", "stages"},
-	{"authn/...", "authn"},
+	{"host/authn/...", "authn"},
 	{"transports/...", "transports"},
 	{"plugins/...", "plugins"},
 	{"pdk/abi", "abi"},

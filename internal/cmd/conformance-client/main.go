@@ -26,8 +26,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/authn"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/elicitform"
 )

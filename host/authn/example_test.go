@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/mcphost/mcphost/authn"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
 	"github.com/mcphost/mcphost/pdk/abi"

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/hosttest"
 )
 

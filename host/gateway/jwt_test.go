@@ -23,8 +23,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 

@@ -34,7 +34,7 @@ func NewOTLPTracer(ctx context.Context, endpoint string) (trace.Tracer, func(con
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName("mcphost"), semconv.ServiceVersion(version()))),
 	)
-	return tp.Tracer("github.com/mcphost/mcphost/gateway"), tp.Shutdown, nil
+	return tp.Tracer("github.com/mcphost/mcphost/host/gateway"), tp.Shutdown, nil
 }
 
 // StageSpans is a host.WithStageObserver callback: each stage decision

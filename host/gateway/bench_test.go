@@ -29,9 +29,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"

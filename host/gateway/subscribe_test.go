@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/gateway"
+	"github.com/mcphost/mcphost/host/gateway"
 )
 
 // Resource updates reach a subscribed client whatever the protocols on

@@ -7,9 +7,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcphost/mcphost/gateway"
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/testenv"
 )
 
