@@ -66,7 +66,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		// inputRounds answers input requests whole, with their keys.
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.clientName, Version: Version}, opts)
+	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.clientName, Version: h.opts.clientVersion}, opts)
 	if len(h.opts.roots) > 0 {
 		c.AddRoots(h.opts.roots...)
 	}

@@ -30,9 +30,6 @@ import (
 	"github.com/mcphost/mcphost/host/naming"
 )
 
-// Version is reported to servers as the client version.
-var Version = "0.1.0"
-
 // Errors that callers may want to tell apart (errors.Is).
 var (
 	// ErrClosed is returned by methods called after Close.

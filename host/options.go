@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/builtin"
+	"github.com/mcphost/mcphost/internal/buildinfo"
 )
 
 // An Option configures a Host in New.
@@ -32,6 +33,7 @@ type inProcessServer struct {
 type options struct {
 	logger          hclog.Logger
 	clientName      string
+	clientVersion   string
 	elicit          ElicitationHandler
 	sample          SamplingHandler
 	inputs          InputHandler
@@ -54,9 +56,10 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		logger:       hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
-		clientName:   "mcphost",
-		probeTimeout: 3 * time.Second,
+		logger:        hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
+		clientName:    "mcphost",
+		clientVersion: buildinfo.ModuleVersion(),
+		probeTimeout:  3 * time.Second,
 	}
 }
 
@@ -133,11 +136,16 @@ func WithLogger(l hclog.Logger) Option {
 	}
 }
 
-// WithClientName sets the client name sent to servers (default "mcphost").
-func WithClientName(name string) Option {
+// WithClientInfo sets the client name and version sent to servers in the
+// handshake (default "mcphost" and the version of the mcphost module in the
+// binary, or "dev"). An empty argument keeps its default.
+func WithClientInfo(name, version string) Option {
 	return func(o *options) {
 		if name != "" {
 			o.clientName = name
+		}
+		if version != "" {
+			o.clientVersion = version
 		}
 	}
 }

@@ -141,6 +141,7 @@ before they expire.`,
 			one.Servers = []*config.Server{s}
 			opts := []host.Option{
 				host.WithLogger(a.log),
+				identity(),
 				host.WithTokenStore(store),
 				host.WithAuthUI(a.browserUI(noBrowser), authn.AskAlways),
 			}

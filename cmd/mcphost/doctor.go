@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/doctor"
 	"github.com/mcphost/mcphost/internal/termtext"
@@ -67,7 +68,7 @@ interrupted.`,
 				Configured:  a.redactSecrets,
 				TokenStore:  func() (authn.Store, error) { return a.tokenStore() },
 				Plugins:     a.pluginOptions(plugLog),
-				HostOptions: a.hostOptions,
+				HostOptions: append([]host.Option{identity()}, a.hostOptions...),
 				Logger:      a.log,
 				Timeout:     timeout,
 			})

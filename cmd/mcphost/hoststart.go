@@ -100,6 +100,7 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 		// over and over. servers --watch passes WithConnectAttempts(0).
 		host.WithConnectAttempts(1),
 		host.WithLogger(a.log),
+		identity(),
 		host.WithElicitationHandler(progress.elicit(a.elicit)),
 		host.WithConfirmer(a.confirm),
 	}

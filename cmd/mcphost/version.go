@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/internal/buildinfo"
 )
 
@@ -20,6 +21,12 @@ var (
 	commit  string
 	date    string
 )
+
+// identity is how servers and the gateway's clients know this mcphost: its
+// name and the version "mcphost version" shows.
+func identity() host.Option {
+	return host.WithClientInfo("mcphost", buildinfo.Read(version, commit, date).Version)
+}
 
 // versionCommand is "mcphost version". It also gives root its --version
 // flag, which prints the same on one line: both need the same values, and

@@ -7,11 +7,11 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/builtin"
+	"github.com/mcphost/mcphost/internal/buildinfo"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	Logger hclog.Logger
 	// Name is the server name clients see (default "mcphost").
 	Name string
+	// Version is the server version clients see (default: the version of
+	// the mcphost module in the binary, or "dev").
+	Version string
 	// Metrics, if set, count calls (see NewMetrics).
 	Metrics *Metrics
 	// Audit, if set, gets one record per call.
@@ -109,7 +113,7 @@ func New(h *host.Host, opts Options) *Gateway {
 	if name == "" {
 		name = "mcphost"
 	}
-	g.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: version()}, &mcp.ServerOptions{
+	g.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: cmp.Or(opts.Version, buildinfo.ModuleVersion())}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
@@ -138,13 +142,6 @@ func sessionIDs(replica string) func() string {
 
 // Server is the MCP server to serve (stdio, HTTP).
 func (g *Gateway) Server() *mcp.Server { return g.srv }
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 // Watch syncs now and on every change of the host's lists until ctx ends.
 // events is the channel the host's WithEvents callback feeds (see

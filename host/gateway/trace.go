@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -14,12 +15,14 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/buildinfo"
 )
 
 // NewOTLPTracer exports traces over OTLP/HTTP to endpoint (host:port, or
 // a URL): one span per call through the gateway and one per pipeline
-// stage inside it. shutdown flushes and stops the exporter.
-func NewOTLPTracer(ctx context.Context, endpoint string) (trace.Tracer, func(context.Context) error, error) {
+// stage inside it, from a service of that version ("": the mcphost
+// module's). shutdown flushes and stops the exporter.
+func NewOTLPTracer(ctx context.Context, endpoint, version string) (trace.Tracer, func(context.Context) error, error) {
 	opts := []otlptracehttp.Option{}
 	if len(endpoint) > 7 && (endpoint[:7] == "http://" || len(endpoint) > 8 && endpoint[:8] == "https://") {
 		opts = append(opts, otlptracehttp.WithEndpointURL(endpoint))
@@ -32,7 +35,7 @@ func NewOTLPTracer(ctx context.Context, endpoint string) (trace.Tracer, func(con
 	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
-		sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName("mcphost"), semconv.ServiceVersion(version()))),
+		sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName("mcphost"), semconv.ServiceVersion(cmp.Or(version, buildinfo.ModuleVersion())))),
 	)
 	return tp.Tracer("github.com/mcphost/mcphost/host/gateway"), tp.Shutdown, nil
 }

@@ -90,6 +90,42 @@ func Resolve(version, commit, date string, bi *debug.BuildInfo) Info {
 	return info
 }
 
+// Module is mcphost's module path.
+const Module = "github.com/mcphost/mcphost"
+
+// ModuleVersion is the version of the mcphost module in the running binary:
+// the main module's (go install ...@VERSION) or, in a program that embeds
+// mcphost, the dependency's; Dev when the toolchain recorded none (a build
+// inside the module's own tree). Programs that know better, like the
+// command with its linker-set version, pass theirs instead.
+func ModuleVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	return moduleVersion(bi)
+}
+
+func moduleVersion(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return Dev
+	}
+	m := &bi.Main
+	if m.Path != Module {
+		m = nil
+		for _, d := range bi.Deps {
+			if d.Path == Module {
+				m = d
+				if d.Replace != nil && d.Replace.Version != "" {
+					m = d.Replace
+				}
+				break
+			}
+		}
+	}
+	if m == nil || m.Version == "" || m.Version == "(devel)" {
+		return Dev
+	}
+	return m.Version
+}
+
 // ShortCommit is the commit cut to 12 characters, as people quote it.
 func (i Info) ShortCommit() string {
 	if len(i.Commit) > 12 {

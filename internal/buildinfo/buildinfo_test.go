@@ -73,3 +73,31 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read = %+v", info)
 	}
 }
+
+// The module's version is found whether mcphost is the main module or a
+// dependency of an embedding program, through a replace too.
+func TestModuleVersion(t *testing.T) {
+	dep := func(path, version string, replace *debug.Module) *debug.Module {
+		return &debug.Module{Path: path, Version: version, Replace: replace}
+	}
+	for _, tc := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, Dev},
+		{"main module, go install @version", &debug.BuildInfo{Main: debug.Module{Path: Module, Version: "v1.4.0"}}, "v1.4.0"},
+		{"main module built in its tree", &debug.BuildInfo{Main: debug.Module{Path: Module, Version: "(devel)"}}, Dev},
+		{"a dependency", &debug.BuildInfo{Main: debug.Module{Path: "example.com/agent", Version: "v0.3.0"},
+			Deps: []*debug.Module{dep("golang.org/x/sys", "v0.1.0", nil), dep(Module, "v1.5.2", nil)}}, "v1.5.2"},
+		{"a replaced dependency", &debug.BuildInfo{Main: debug.Module{Path: "example.com/agent"},
+			Deps: []*debug.Module{dep(Module, "v1.5.2", dep("example.com/fork", "v1.5.3-fix", nil))}}, "v1.5.3-fix"},
+		{"a dependency replaced by a directory", &debug.BuildInfo{Main: debug.Module{Path: "example.com/agent"},
+			Deps: []*debug.Module{dep(Module, "v1.5.2", dep("../mcphost", "", nil))}}, "v1.5.2"},
+		{"not in the binary", &debug.BuildInfo{Main: debug.Module{Path: "example.com/agent", Version: "v0.3.0"}}, Dev},
+	} {
+		if got := moduleVersion(tc.bi); got != tc.want {
+			t.Errorf("%s: moduleVersion = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/buildinfo"
 )
 
 // whoAmI answers with the name and version the client gave the server.
@@ -23,15 +24,16 @@ func whoAmI() *mcp.Server {
 	return srv
 }
 
-func TestClientName(t *testing.T) {
+func TestClientInfo(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts []host.Option
 		want string
 	}{
-		{"default", nil, "mcphost " + host.Version},
-		{"embedder's name", []host.Option{host.WithClientName("my-agent")}, "my-agent " + host.Version},
-		{"empty keeps the default", []host.Option{host.WithClientName("")}, "mcphost " + host.Version},
+		{"default", nil, "mcphost " + buildinfo.ModuleVersion()},
+		{"embedder's name and version", []host.Option{host.WithClientInfo("my-agent", "2.1.0")}, "my-agent 2.1.0"},
+		{"empty keeps the default", []host.Option{host.WithClientInfo("", "")}, "mcphost " + buildinfo.ModuleVersion()},
+		{"version only", []host.Option{host.WithClientInfo("", "1.2.3")}, "mcphost 1.2.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := startHost(t, nil, append(tc.opts, host.WithInProcessServer("who", whoAmI()))...)
