@@ -34,8 +34,8 @@ const (
 var minInitTimeout = 5 * time.Second
 
 // Plugin is one loaded plugin: a compiled module, a bounded pool of
-// instances and the hook adapters. It implements host.PolicyStage,
-// host.FilterStage, host.NameStage, host.TransformStage and host.AuthStage;
+// instances and the hook adapters. It implements abi.PolicyStage,
+// abi.FilterStage, abi.NameStage, abi.TransformStage and abi.AuthStage;
 // which of them the chain uses is Hooks(). A Plugin that failed to load
 // (Err() != nil) still implements them all, and every call fails with its
 // load error, so that with on_error deny a broken plugin denies rather than
@@ -90,7 +90,7 @@ func (i *instance) close() {
 // Name is the plugin's name (the stage name).
 func (p *Plugin) Name() string { return p.name }
 
-// StageName implements host.Stage.
+// StageName implements abi.Stage.
 func (p *Plugin) StageName() string { return p.name }
 
 // SHA256 is the hash of the file as loaded ("" if it could not be read).

@@ -24,7 +24,7 @@ type GlobPolicy struct {
 	Deny  []string
 }
 
-// StageName implements host.Stage.
+// StageName implements abi.Stage.
 func (GlobPolicy) StageName() string { return "builtin:glob-policy" }
 
 // Validate reports a bad glob.
@@ -37,7 +37,7 @@ func (p GlobPolicy) Validate() error {
 	return nil
 }
 
-// Policy implements host.PolicyStage.
+// Policy implements abi.PolicyStage.
 func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	if g, ok := matchAny(p.Deny, req); ok {
 		return &abi.PolicyDecision{Decision: abi.Deny, Reason: fmt.Sprintf("matches deny %q", g)}, nil
@@ -110,10 +110,10 @@ type ConfirmDestructive struct {
 	Except            []string
 }
 
-// StageName implements host.Stage.
+// StageName implements abi.Stage.
 func (ConfirmDestructive) StageName() string { return "builtin:confirm-destructive" }
 
-// Policy implements host.PolicyStage.
+// Policy implements abi.PolicyStage.
 func (c ConfirmDestructive) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	a := req.Annotations
 	destructive := false

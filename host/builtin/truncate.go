@@ -28,10 +28,10 @@ type Truncate struct {
 	Store    *ResultStore // nil: the full result is not kept
 }
 
-// StageName implements host.Stage.
+// StageName implements abi.Stage.
 func (Truncate) StageName() string { return "builtin:truncate" }
 
-// TransformResult implements host.TransformStage.
+// TransformResult implements abi.TransformStage.
 func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultRequest) (*abi.TransformResultResponse, error) {
 	if t.MaxBytes <= 0 || withinLimit(req.Result, t.MaxBytes) {
 		return &abi.TransformResultResponse{Result: req.Result}, nil

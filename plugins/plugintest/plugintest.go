@@ -6,7 +6,7 @@
 //	p, err := plugins.Open(ctx, plugins.SpecForFile("deny-destructive.wasm"), plugins.Options{})
 //	...
 //	plugintest.Run(t, p)                      // every hook p implements
-//	plugintest.Run(t, builtin.NewTruncate(4096), abi.HookTransformResult)
+//	plugintest.Run(t, builtin.Truncate{MaxBytes: 4096}, abi.HookTransformResult)
 //
 // The checks are about the contract, not about what a stage decides: a
 // policy may allow or deny anything, but it must answer allow, deny or
@@ -56,8 +56,8 @@ func (v Violation) Error() string {
 }
 
 // HookLister is implemented by a stage that implements more hook
-// interfaces than it serves (a Wasm plugin's adapter implements all five;
-// its plugin describes which it has).
+// interfaces than it serves (a *plugins.Plugin implements all five; the
+// plugin's describe says which it has).
 type HookLister interface {
 	Hooks() []abi.Hook
 }
