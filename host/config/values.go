@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	suggestpkg "github.com/mcphost/mcphost/internal/suggest"
 )
 
 // Values as YAML, TOML and JSON parsers give them, and what mcphost reads
@@ -21,10 +23,14 @@ func suggest(w string, known []string) string {
 		return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
 	}
 	nw := norm(w)
+	if len(nw) > maxSuggestBytes {
+		return "" // a key this long is no typo of a field, and comparing costs
+	}
+	limit := max(2, len(nw)/3)
 	best, bestD := "", math.MaxInt
 	for _, k := range known {
 		nk := norm(k)
-		d := levenshtein(nw, nk)
+		d := suggestpkg.Distance(nw, nk, limit+1)
 		if strings.HasPrefix(nk, nw) || strings.HasPrefix(nw, nk) {
 			d = min(d, 1+abs(len(nk)-len(nw))/4)
 		}
@@ -32,40 +38,21 @@ func suggest(w string, known []string) string {
 			best, bestD = k, d
 		}
 	}
-	if best == "" || bestD > max(2, len(nw)/3) {
+	if best == "" || bestD > limit {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
+
+// maxSuggestBytes bounds the keys suggest compares: they come from files in
+// cloned repositories.
+const maxSuggestBytes = 256
 
 func abs(x int) int {
 	if x < 0 {
 		return -x
 	}
 	return x
-}
-
-func levenshtein(a, b string) int {
-	if len(a) > 256 || len(b) > 256 {
-		return math.MaxInt / 2
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // toGeneric turns any map with string keys into map[string]any and any slice
