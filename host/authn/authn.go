@@ -47,8 +47,8 @@ type Options struct {
 	// Logger receives notes about refreshes and logins (never a token).
 	Logger hclog.Logger
 
-	// Now is the clock (tests). Nil: time.Now.
-	Now func() time.Time
+	// clock is the package's own tests' clock; nil: time.Now.
+	clock func() time.Time
 }
 
 func (o *Options) httpClient() *http.Client {
@@ -59,8 +59,8 @@ func (o *Options) httpClient() *http.Client {
 }
 
 func (o *Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+	if o.clock != nil {
+		return o.clock()
 	}
 	return time.Now()
 }

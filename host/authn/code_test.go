@@ -45,7 +45,7 @@ func TestCodeHandlerStoredLogin(t *testing.T) {
 	if err := store.Save("srv", rec); err != nil {
 		t.Fatal(err)
 	}
-	h, err := newCodeHandler(s, Options{Store: store, Now: clock.Now}, false)
+	h, err := newCodeHandler(s, Options{Store: store, clock: clock.Now}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestCodeHandlerStoredDPoPLogin(t *testing.T) {
 	if err := store.Save("srv", &Record{Resource: s.URL, AccessToken: "bound", TokenType: "DPoP", DPoPKey: key.pem()}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := newCodeHandler(s, Options{Store: store, Now: clock.Now}, false)
+	h, err := newCodeHandler(s, Options{Store: store, clock: clock.Now}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func FuzzTokenResponse(f *testing.F) {
 	}))
 	defer srv.Close()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	g := &grantHandler{id: "fz", opts: Options{Now: func() time.Time { return now }}, client: &http.Client{}}
+	g := &grantHandler{id: "fz", opts: Options{clock: func() time.Time { return now }}, client: &http.Client{}}
 	f.Fuzz(func(t *testing.T, st int, b []byte) {
 		st = 200 + ((st-200)%400+400)%400 // 200…599: a final answer httptest can send
 		mu.Lock()

@@ -137,7 +137,7 @@ func TestJWTBearerGrant(t *testing.T) {
 	}
 	s := &config.Server{ID: "wl", URL: m.serverURL(), Transport: config.TransportHTTP,
 		Auth: config.Auth{Type: config.AuthJWTBearer, ClientID: "wl-client", AssertionFile: assertion}}
-	creds, err := New(s, Options{Now: clock.Now})
+	creds, err := New(s, Options{clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestClientCredentialsPrivateKeyJWT(t *testing.T) {
 	}
 	s := &config.Server{ID: "cc", URL: m.serverURL(), Transport: config.TransportHTTP,
 		Auth: config.Auth{Type: config.AuthClientCredentials, ClientID: "cc-client", PrivateKeyFile: keyFile, Scopes: []string{"configured"}}}
-	h, err := newClientCredentials(s, Options{Now: clock.Now})
+	h, err := newClientCredentials(s, Options{clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

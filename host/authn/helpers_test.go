@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// testClock is the Options.Now of tests: it moves only when told.
+// testClock is the Options clock of tests: it moves only when told.
 type testClock struct {
 	mu sync.Mutex
 	t  time.Time

@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -111,7 +112,7 @@ func (r *Report) checkCommands(cfg *config.Config, opts Options) {
 			missing = Warn
 			who += " (untrusted)"
 		}
-		found, err := u.find(u.command, opts.LookPath)
+		found, err := u.find(u.command, exec.LookPath)
 		if err != nil {
 			r.add(Check{Kind: KindCommand, Subject: u.command, Status: missing,
 				Message: fmt.Sprintf("%s (needed by %s)", err, who), Fix: commandFix(u.command)})
@@ -122,7 +123,7 @@ func (r *Report) checkCommands(cfg *config.Config, opts Options) {
 		}
 		msg := fmt.Sprintf("%s (used by %s)", found, who)
 		if need, ok := interpreters[commandName(u.command)]; ok {
-			if _, err := u.find(need, opts.LookPath); err != nil {
+			if _, err := u.find(need, exec.LookPath); err != nil {
 				r.add(Check{Kind: KindCommand, Subject: u.command, Status: missing,
 					Message: fmt.Sprintf("%s, but %s, which runs it, is %s (needed by %s)", found, need, err, who), Fix: commandFix(need)})
 				continue

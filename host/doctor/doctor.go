@@ -10,7 +10,6 @@ package doctor
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -114,10 +113,6 @@ type Options struct {
 	// servers (all at once, each also within its startup_timeout); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
-	// LookPath finds a command in the PATH; nil means exec.LookPath.
-	LookPath func(string) (string, error)
-	// Now is the clock for login expiry; nil means time.Now.
-	Now func() time.Time
 }
 
 // Run makes every check and returns the report. It fails only in the
@@ -129,12 +124,6 @@ type Options struct {
 func Run(ctx context.Context, opts Options) *Report {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
-	}
-	if opts.LookPath == nil {
-		opts.LookPath = exec.LookPath
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
@@ -173,7 +162,7 @@ func Run(ctx context.Context, opts Options) *Report {
 	}
 	statuses, startErr := startServers(ctx, cfg, pl, store, opts)
 	r.checkServers(cfg, statuses, startErr, opts.Timeout)
-	r.checkAuth(cfg, statuses, store, storeErr, opts.Now())
+	r.checkAuth(cfg, statuses, store, storeErr, time.Now())
 	return r.finish()
 }
 

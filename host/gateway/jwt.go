@@ -28,8 +28,6 @@ type JWTOptions struct {
 	JWKSURL string
 	// HTTPClient fetches metadata and keys (default: 10 s timeout).
 	HTTPClient *http.Client
-	// Now is the clock (tests).
-	Now func() time.Time
 }
 
 // jwtAlgorithms are the signatures accepted: asymmetric only (no "none",
@@ -53,9 +51,6 @@ func NewJWTVerifier(o JWTOptions) (auth.TokenVerifier, error) {
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 10 * time.Second}
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	ks := &keySet{o: o}
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -105,7 +100,7 @@ func (k *keySet) verify(ctx context.Context, token string) (*auth.TokenInfo, err
 		}
 		extra.Scope = alt.Scp
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: k.o.Issuer, AnyAudience: jwt.Audience{k.o.Audience}, Time: k.o.Now()}, jwtLeeway); err != nil {
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: k.o.Issuer, AnyAudience: jwt.Audience{k.o.Audience}, Time: time.Now()}, jwtLeeway); err != nil {
 		return nil, invalid("%v", err)
 	}
 	if std.Expiry == nil {
@@ -136,7 +131,7 @@ func (k *keySet) verify(ctx context.Context, token string) (*auth.TokenInfo, err
 func (k *keySet) key(ctx context.Context, kid, alg string) (any, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	now := k.o.Now()
+	now := time.Now()
 	due := k.attempted.IsZero() || now.Sub(k.fetched) > jwksTTL || (k.keys != nil && len(k.keys.Key(kid)) == 0)
 	if due && (k.attempted.IsZero() || now.Sub(k.attempted) > jwksMinReload) {
 		// A fetch is tried at most every jwksMinReload, whatever the
