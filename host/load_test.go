@@ -1,3 +1,5 @@
+//go:build unix
+
 package host_test
 
 // The load test: 64 callers share three servers (two stdio, one Streamable
