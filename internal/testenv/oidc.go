@@ -331,16 +331,13 @@ func ListenProtected(t testing.TB) (net.Listener, string) {
 // ProtectedServer is a go-sdk MCP server behind bearer tokens of an
 // OIDCProvider, started by ServeProtected.
 type ProtectedServer struct {
-	accepted, refused atomic.Int64
+	refused atomic.Int64
 }
 
 // Refused returns how many MCP requests the bearer check answered itself:
 // 401 or 403 for no token, an invalid one or one without the scope, 500
 // when introspection failed.
 func (s *ProtectedServer) Refused() int64 { return s.refused.Load() }
-
-// Accepted returns how many MCP requests got past the bearer check.
-func (s *ProtectedServer) Accepted() int64 { return s.accepted.Load() }
 
 // ServeProtected serves srv on ln at resourceURL's path, requiring tokens of
 // p with scope mcp:tools, and the RFC 9728 metadata that points MCP clients
@@ -369,9 +366,7 @@ func ServeProtected(t testing.TB, ln net.Listener, resourceURL string, p *OIDCPr
 	mux.Handle(u.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached := new(bool)
 		checked.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reachedKey{}, reached)))
-		if *reached {
-			s.accepted.Add(1)
-		} else {
+		if !*reached {
 			s.refused.Add(1)
 		}
 	}))
