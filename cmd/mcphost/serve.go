@@ -21,7 +21,6 @@ import (
 	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/gateway"
-	"github.com/mcphost/mcphost/internal/buildinfo"
 	"github.com/mcphost/mcphost/internal/gctune"
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
@@ -202,7 +201,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	}
 	var tracer trace.Tracer
 	if f.otlp != "" {
-		t, shutdown, err := gateway.NewOTLPTracer(ctx, f.otlp, buildinfo.Read(version, commit, date).Version)
+		t, shutdown, err := gateway.NewOTLPTracer(ctx, f.otlp, releaseVersion())
 		if err != nil {
 			return usageError("--otlp-endpoint: %v", err)
 		}
@@ -223,7 +222,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	defer a.closeHost(h)
-	g := gateway.New(h, gateway.Options{Version: buildinfo.Read(version, commit, date).Version, Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer, ForwardLogs: f.forwardLogs, ReplicaID: f.replicaID})
+	g := gateway.New(h, gateway.Options{Version: releaseVersion(), Relay: relay, Logger: a.log.Named("gateway"), Metrics: metrics, Audit: audit, Tracer: tracer, ForwardLogs: f.forwardLogs, ReplicaID: f.replicaID})
 	g.Sync(ctx) // the first client sees every tool
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

@@ -22,11 +22,12 @@ var (
 	date    string
 )
 
-// identity is how servers and the gateway's clients know this mcphost: its
-// name and the version "mcphost version" shows.
-func identity() host.Option {
-	return host.WithClientInfo("mcphost", buildinfo.Read(version, commit, date).Version)
-}
+// releaseVersion is the version "mcphost version" shows: what servers, the
+// gateway's clients and traces are told.
+func releaseVersion() string { return buildinfo.Read(version, commit, date).Version }
+
+// identity is how servers know this mcphost.
+func identity() host.Option { return host.WithClientInfo("mcphost", releaseVersion()) }
 
 // versionCommand is "mcphost version". It also gives root its --version
 // flag, which prints the same on one line: both need the same values, and

@@ -112,7 +112,7 @@ func (r *Report) checkCommands(cfg *config.Config, opts Options) {
 			missing = Warn
 			who += " (untrusted)"
 		}
-		found, err := u.find(u.command, exec.LookPath)
+		found, err := u.find(u.command)
 		if err != nil {
 			r.add(Check{Kind: KindCommand, Subject: u.command, Status: missing,
 				Message: fmt.Sprintf("%s (needed by %s)", err, who), Fix: commandFix(u.command)})
@@ -123,7 +123,7 @@ func (r *Report) checkCommands(cfg *config.Config, opts Options) {
 		}
 		msg := fmt.Sprintf("%s (used by %s)", found, who)
 		if need, ok := interpreters[commandName(u.command)]; ok {
-			if _, err := u.find(need, exec.LookPath); err != nil {
+			if _, err := u.find(need); err != nil {
 				r.add(Check{Kind: KindCommand, Subject: u.command, Status: missing,
 					Message: fmt.Sprintf("%s, but %s, which runs it, is %s (needed by %s)", found, need, err, who), Fix: commandFix(need)})
 				continue
@@ -147,7 +147,7 @@ func commandFix(command string) string {
 // find looks command up as the stdio transport does: a path with a
 // separator relative to the server's cwd, a bare name in the server's own
 // PATH when its env sets one (absolute entries only), else in the host's.
-func (u *commandUse) find(command string, lookPath func(string) (string, error)) (string, error) {
+func (u *commandUse) find(command string) (string, error) {
 	if strings.ContainsRune(command, filepath.Separator) {
 		p := command
 		if !filepath.IsAbs(p) && u.cwd != "" {
@@ -165,7 +165,7 @@ func (u *commandUse) find(command string, lookPath func(string) (string, error))
 		return p, nil
 	}
 	if !u.hasPath {
-		p, err := lookPath(command)
+		p, err := exec.LookPath(command)
 		if err != nil {
 			return "", fmt.Errorf("not found on PATH")
 		}

@@ -12,6 +12,7 @@ package buildinfo
 import (
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -98,10 +99,12 @@ const Module = "github.com/mcphost/mcphost"
 // mcphost, the dependency's; Dev when the toolchain recorded none (a build
 // inside the module's own tree). Programs that know better, like the
 // command with its linker-set version, pass theirs instead.
-func ModuleVersion() string {
+// It is read once: the build information does not change while the
+// program runs, and every Host and gateway asks.
+var ModuleVersion = sync.OnceValue(func() string {
 	bi, _ := debug.ReadBuildInfo()
 	return moduleVersion(bi)
-}
+})
 
 func moduleVersion(bi *debug.BuildInfo) string {
 	if bi == nil {

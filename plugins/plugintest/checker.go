@@ -56,6 +56,66 @@ func call[T any](c *checker, h abi.Hook, name string, f func(context.Context) (T
 	}
 }
 
+// hookCheck is what differs between the hooks' checks: the requests, how a
+// request is named in a violation, the call, and the hook's own rules.
+type hookCheck[Req, Resp any] struct {
+	hook   abi.Hook
+	reqs   []*Req
+	label  func(i int, req *Req) string
+	call   func(ctx context.Context, req *Req) (*Resp, error)
+	nilMsg string // the violation for a nil answer without an error
+	// valid reports what breaks the hook's rules; false skips the rest of
+	// the request's checks (the answer is no reference then).
+	valid func(name string, req *Req, r *Resp) bool
+	// repeatable: the same request must get the same answer, sequentially
+	// and under concurrent calls. Not auth: a credential may be fresh.
+	repeatable bool
+}
+
+// check runs every request of k through the stage once: an answer, by the
+// hook's rules, the request left as it was given, the same answer again,
+// and then the same answers under concurrent calls.
+func check[Req, Resp any](c *checker, k hookCheck[Req, Resp]) {
+	h := k.hook
+	answers := make([]any, len(k.reqs))
+	for i, req := range k.reqs {
+		name := k.label(i, req)
+		before := clone(req)
+		r, err, ok := call(c, h, name, func(ctx context.Context) (*Resp, error) { return k.call(ctx, req) })
+		if !ok {
+			return
+		}
+		if err != nil {
+			c.fail(h, name, "error on a valid request: "+err.Error())
+			continue
+		}
+		if r == nil {
+			c.fail(h, name, k.nilMsg)
+			continue
+		}
+		if !k.valid(name, req, r) {
+			continue
+		}
+		if !same(req, before) {
+			c.fail(h, name, "the stage changed the request it was given")
+		}
+		answers[i] = normalize(r)
+		if k.repeatable && !c.opts.NonDeterministic {
+			again, err, ok := call(c, h, name, func(ctx context.Context) (*Resp, error) { return k.call(ctx, clone(req)) })
+			if ok && (err != nil || !same(normalize(again), answers[i])) {
+				c.fail(h, name, fmt.Sprintf("not deterministic: %s then %s (%v)", show(r), show(again), err))
+			}
+		}
+	}
+	if !k.repeatable {
+		return
+	}
+	c.parallel(h, len(k.reqs), func(ctx context.Context, i int) (any, error) {
+		r, err := k.call(ctx, clone(k.reqs[i]))
+		return normalize(r), err
+	}, func(i int) any { return answers[i] })
+}
+
 // parallel calls f for every case index from Concurrency goroutines and
 // reports any answer that differs from want(i).
 func (c *checker) parallel(h abi.Hook, n int, run func(ctx context.Context, i int) (any, error), want func(i int) any) {

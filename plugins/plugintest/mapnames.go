@@ -1,7 +1,6 @@
 package plugintest
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -30,54 +29,35 @@ func MapNamesRequests() []*abi.MapNamesRequest {
 func (c *checker) mapNames() {
 	const h = abi.HookMapNames
 	st := c.stage.(abi.NameStage)
-	reqs := MapNamesRequests()
-	answers := make([]any, len(reqs))
-	for i, req := range reqs {
-		name := fmt.Sprintf("request %d (%d tools)", i, len(req.Tools))
-		before := clone(req)
-		r, err, ok := call(c, h, name, func(ctx context.Context) (*abi.MapNamesResponse, error) { return st.MapNames(ctx, req) })
-		if !ok {
-			return
-		}
-		if err != nil {
-			c.fail(h, name, "error on a valid request: "+err.Error())
-			continue
-		}
-		if r == nil {
-			c.fail(h, name, "nil response without an error")
-			continue
-		}
-		if len(r.Names) != len(req.Tools) {
-			c.fail(h, name, fmt.Sprintf("%d names for %d tools", len(r.Names), len(req.Tools)))
-			continue
-		}
-		pat, err := regexp.Compile(req.Constraints.Pattern)
-		if err != nil {
-			panic(err)
-		}
-		seen := map[string]bool{}
-		for j, n := range r.Names {
-			if !pat.MatchString(n) || len(n) > req.Constraints.MaxLength {
-				c.fail(h, name, fmt.Sprintf("name %q (for %s/%s) breaks the constraints %s, max %d", n, req.Tools[j].Server, req.Tools[j].Tool, req.Constraints.Pattern, req.Constraints.MaxLength))
+	check(c, hookCheck[abi.MapNamesRequest, abi.MapNamesResponse]{
+		hook: h,
+		reqs: MapNamesRequests(),
+		label: func(i int, req *abi.MapNamesRequest) string {
+			return fmt.Sprintf("request %d (%d tools)", i, len(req.Tools))
+		},
+		call:       st.MapNames,
+		nilMsg:     "nil response without an error",
+		repeatable: true,
+		valid: func(name string, req *abi.MapNamesRequest, r *abi.MapNamesResponse) bool {
+			if len(r.Names) != len(req.Tools) {
+				c.fail(h, name, fmt.Sprintf("%d names for %d tools", len(r.Names), len(req.Tools)))
+				return false
 			}
-			if seen[n] {
-				c.fail(h, name, fmt.Sprintf("name %q given twice", n))
+			pat, err := regexp.Compile(req.Constraints.Pattern)
+			if err != nil {
+				panic(err)
 			}
-			seen[n] = true
-		}
-		if !same(req, before) {
-			c.fail(h, name, "the stage changed the request it was given")
-		}
-		answers[i] = normalize(r)
-		if !c.opts.NonDeterministic {
-			again, err, ok := call(c, h, name, func(ctx context.Context) (*abi.MapNamesResponse, error) { return st.MapNames(ctx, clone(req)) })
-			if ok && (err != nil || !same(again, r)) {
-				c.fail(h, name, fmt.Sprintf("not deterministic: %s then %s (%v)", show(r), show(again), err))
+			seen := map[string]bool{}
+			for j, n := range r.Names {
+				if !pat.MatchString(n) || len(n) > req.Constraints.MaxLength {
+					c.fail(h, name, fmt.Sprintf("name %q (for %s/%s) breaks the constraints %s, max %d", n, req.Tools[j].Server, req.Tools[j].Tool, req.Constraints.Pattern, req.Constraints.MaxLength))
+				}
+				if seen[n] {
+					c.fail(h, name, fmt.Sprintf("name %q given twice", n))
+				}
+				seen[n] = true
 			}
-		}
-	}
-	c.parallel(h, len(reqs), func(ctx context.Context, i int) (any, error) {
-		r, err := st.MapNames(ctx, clone(reqs[i]))
-		return normalize(r), err
-	}, func(i int) any { return answers[i] })
+			return true
+		},
+	})
 }

@@ -1,7 +1,6 @@
 package plugintest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -27,49 +26,29 @@ func PolicyRequests() []*abi.PolicyRequest {
 }
 
 func (c *checker) policy() {
-	const h = abi.HookPolicy
 	st := c.stage.(abi.PolicyStage)
-	reqs := PolicyRequests()
-	answers := make([]any, len(reqs))
-	for i, req := range reqs {
-		name := fmt.Sprintf("request %d (%s/%s)", i, req.Server, req.Tool)
-		before := clone(req)
-		d, err, ok := call(c, h, name, func(ctx context.Context) (*abi.PolicyDecision, error) { return st.Policy(ctx, req) })
-		if !ok {
-			return
-		}
-		if err != nil {
-			c.fail(h, name, "error on a valid request: "+err.Error())
-			continue
-		}
-		if d == nil {
-			c.fail(h, name, "nil decision without an error")
-			continue
-		}
-		switch d.Decision {
-		case abi.Allow, abi.Deny, abi.Confirm:
-		default:
-			c.fail(h, name, fmt.Sprintf("decision %q is not allow, deny or confirm", d.Decision))
-		}
-		if d.Arguments != nil {
-			data, err := json.Marshal(d.Arguments)
-			if err != nil || len(data) == 0 || data[0] != '{' {
-				c.fail(h, name, "rewritten arguments are not a JSON object")
+	check(c, hookCheck[abi.PolicyRequest, abi.PolicyDecision]{
+		hook: abi.HookPolicy,
+		reqs: PolicyRequests(),
+		label: func(i int, req *abi.PolicyRequest) string {
+			return fmt.Sprintf("request %d (%s/%s)", i, req.Server, req.Tool)
+		},
+		call:       st.Policy,
+		nilMsg:     "nil decision without an error",
+		repeatable: true,
+		valid: func(name string, _ *abi.PolicyRequest, d *abi.PolicyDecision) bool {
+			switch d.Decision {
+			case abi.Allow, abi.Deny, abi.Confirm:
+			default:
+				c.fail(abi.HookPolicy, name, fmt.Sprintf("decision %q is not allow, deny or confirm", d.Decision))
 			}
-		}
-		if !same(req, before) {
-			c.fail(h, name, "the stage changed the request it was given")
-		}
-		answers[i] = d
-		if !c.opts.NonDeterministic {
-			again, err, ok := call(c, h, name, func(ctx context.Context) (*abi.PolicyDecision, error) { return st.Policy(ctx, clone(req)) })
-			if ok && (err != nil || !same(again, d)) {
-				c.fail(h, name, fmt.Sprintf("not deterministic: %s then %s (%v)", show(d), show(again), err))
+			if d.Arguments != nil {
+				data, err := json.Marshal(d.Arguments)
+				if err != nil || len(data) == 0 || data[0] != '{' {
+					c.fail(abi.HookPolicy, name, "rewritten arguments are not a JSON object")
+				}
 			}
-		}
-	}
-	c.parallel(h, len(reqs), func(ctx context.Context, i int) (any, error) {
-		d, err := st.Policy(ctx, clone(reqs[i]))
-		return normalize(d), err
-	}, func(i int) any { return normalize(answers[i]) })
+			return true
+		},
+	})
 }

@@ -1,7 +1,6 @@
 package plugintest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,46 +32,25 @@ func TransformRequests() []*abi.TransformResultRequest {
 func (c *checker) transformResult() {
 	const h = abi.HookTransformResult
 	st := c.stage.(abi.TransformStage)
-	reqs := TransformRequests()
-	answers := make([]any, len(reqs))
-	for i, req := range reqs {
-		name := fmt.Sprintf("request %d (%s)", i, req.Tool)
-		before := clone(req)
-		r, err, ok := call(c, h, name, func(ctx context.Context) (*abi.TransformResultResponse, error) { return st.TransformResult(ctx, req) })
-		if !ok {
-			return
-		}
-		if err != nil {
-			c.fail(h, name, "error on a valid request: "+err.Error())
-			continue
-		}
-		if r == nil {
-			c.fail(h, name, "nil response without an error")
-			continue
-		}
-		if t := strings.TrimSpace(string(r.Result)); t == "" || t[0] != '{' {
-			c.fail(h, name, "result is not a JSON object")
-		} else {
-			var res mcp.CallToolResult
-			if err := json.Unmarshal(r.Result, &res); err != nil {
-				c.fail(h, name, "result is not a CallToolResult: "+err.Error())
+	check(c, hookCheck[abi.TransformResultRequest, abi.TransformResultResponse]{
+		hook: h,
+		reqs: TransformRequests(),
+		label: func(i int, req *abi.TransformResultRequest) string {
+			return fmt.Sprintf("request %d (%s)", i, req.Tool)
+		},
+		call:       st.TransformResult,
+		nilMsg:     "nil response without an error",
+		repeatable: true,
+		valid: func(name string, _ *abi.TransformResultRequest, r *abi.TransformResultResponse) bool {
+			if t := strings.TrimSpace(string(r.Result)); t == "" || t[0] != '{' {
+				c.fail(h, name, "result is not a JSON object")
+			} else {
+				var res mcp.CallToolResult
+				if err := json.Unmarshal(r.Result, &res); err != nil {
+					c.fail(h, name, "result is not a CallToolResult: "+err.Error())
+				}
 			}
-		}
-		if !same(req, before) {
-			c.fail(h, name, "the stage changed the request it was given")
-		}
-		answers[i] = normalize(r)
-		if !c.opts.NonDeterministic {
-			again, err, ok := call(c, h, name, func(ctx context.Context) (*abi.TransformResultResponse, error) {
-				return st.TransformResult(ctx, clone(req))
-			})
-			if ok && (err != nil || !same(normalize(again), normalize(r))) {
-				c.fail(h, name, fmt.Sprintf("not deterministic: %s then %s (%v)", show(r), show(again), err))
-			}
-		}
-	}
-	c.parallel(h, len(reqs), func(ctx context.Context, i int) (any, error) {
-		r, err := st.TransformResult(ctx, clone(reqs[i]))
-		return normalize(r), err
-	}, func(i int) any { return answers[i] })
+			return true
+		},
+	})
 }
