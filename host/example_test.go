@@ -16,7 +16,9 @@ import (
 
 // notesServer is the MCP server the examples connect to: an ordinary go-sdk
 // server, run inside the process. A real program would use servers from a
-// configuration loaded with config.Load instead, or as well.
+// configuration loaded with config.Load instead, or as well, and build the
+// host with chain.NewHost, which carries out the configuration's policy,
+// plugins and truncation (see host/chain's Example).
 func notesServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1.0.0"}, nil)
 	type addArgs struct {

@@ -2,14 +2,21 @@
 // their tools, resources and prompts, gives every tool a safe public name and
 // calls tools on behalf of an agent or a person.
 //
-// A Host is built from a loaded configuration:
+// A Host is built from a loaded configuration with chain.NewHost (package
+// host/chain), which carries out everything the configuration asks of
+// calls: its built-in policy, its plugins and its result truncation.
 //
 //	cfg, err := config.Load(config.LoadOptions{})
-//	h, err := host.New(cfg, host.WithLogger(logger))
+//	h, err := chain.NewHost(ctx, cfg, chain.Options{}, host.WithLogger(logger))
 //	err = h.Start(ctx)        // connects every enabled server in parallel
 //	defer h.Close(context.Background())
-//	for _, t := range h.Tools() { fmt.Println(t.Name) }
+//	for _, t := range h.Tools() { fmt.Println(t.Name) }  // what a model may be offered
 //	res, err := h.CallTool(ctx, "mcp__github__search", map[string]any{"q": "mcp"})
+//
+// New builds a Host from a configuration written in code, with stages of
+// your own (WithStages); it refuses a configuration that asks for a
+// policy, plugins or truncation it was not given the stages for
+// (WithConfigStages), so no program runs a configuration without them.
 //
 // One slow or broken server never delays the others past its own startup
 // timeout and never breaks them: its state and last error show in Status.
@@ -69,8 +76,10 @@ type Host struct {
 }
 
 // New builds a Host from cfg. It does not connect: call Start.
-// It fails only for settings that concern the whole host (for example an
-// invalid name scheme); a bad server entry is kept and shown as an error.
+// It fails for settings that concern the whole host (for example an
+// invalid name scheme), and for a cfg that asks for a policy, plugins or
+// result truncation without WithConfigStages (use chain.NewHost); a bad
+// server entry is kept and shown as an error.
 func New(cfg *config.Config, opts ...Option) (*Host, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
@@ -79,11 +88,20 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	stages := o.stages
+	if o.config != nil {
+		stages = append(slices.Clip(o.config.Stages), o.stages...)
+		if o.results == nil {
+			o.results = o.config.Results
+		}
+	} else if asked := restrictions(cfg); len(asked) > 0 {
+		return nil, errUnappliedConfig(asked)
+	}
 	mapper := naming.Mapper{Scheme: cfg.Names.Scheme, MaxLength: cfg.Names.MaxLength}
 	if err := mapper.Validate(); err != nil {
 		return nil, fmt.Errorf("host: names: %w", err)
 	}
-	pl, err := newPipeline(o.stages)
+	pl, err := newPipeline(stages)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +226,8 @@ const DefaultCloseTimeout = 5 * time.Second
 // a short grace, then SIGTERM and SIGKILL to their process group, and are
 // always reaped. Close is idempotent.
 func (h *Host) Close(ctx context.Context) error {
-	h.closeOnce.Do(func() { close(h.closed) })
+	first := false
+	h.closeOnce.Do(func() { close(h.closed); first = true })
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
@@ -230,6 +249,10 @@ func (h *Host) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	// The stages go last: a call still finishing may need them.
+	if first && h.opts.config != nil && h.opts.config.Close != nil {
+		errs = append(errs, h.opts.config.Close(ctx))
+	}
 	return errors.Join(errs...)
 }
 

@@ -102,6 +102,10 @@ func (c ServersChange) Empty() bool {
 // leaves every other server (and the calls in flight on it) alone. Servers
 // given in code (WithInProcessServer) are kept. The names of tools of
 // unchanged servers stay the same unless a new tool collides with them.
+// The configuration's policy, plugins and results stay those the host was
+// built with (they apply at the next start, see NextStartSections); a host
+// built without its configuration's stages (WithConfigStages) refuses a cfg
+// that asks for them, as New does, rather than run its servers without them.
 func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChange, error) {
 	var change ServersChange
 	if h.isClosed() {
@@ -109,6 +113,11 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 	}
 	if cfg == nil {
 		cfg = &config.Config{}
+	}
+	if h.opts.config == nil {
+		if asked := restrictions(cfg); len(asked) > 0 {
+			return change, errUnappliedConfig(asked)
+		}
 	}
 	change.Errors = map[string]error{}
 	want := map[string]*config.Server{}

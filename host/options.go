@@ -43,6 +43,7 @@ type options struct {
 	probeTimeout    time.Duration
 	onChange        func(Event)
 	stages          []StageConfig
+	config          *ConfigStages
 	confirmer       Confirmer
 	audit           func(AuditEvent)
 	results         *builtin.ResultStore

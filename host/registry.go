@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcphost/mcphost/host/naming"
+	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 // registry maps public tool names to (server, tool) and back. It is rebuilt
@@ -14,7 +15,8 @@ import (
 type registry struct {
 	rebuildMu sync.Mutex // serialises rebuilds: an older result must not overwrite a newer one
 	mu        sync.RWMutex
-	tools     []Tool               // sorted by public name
+	tools     []Tool               // sorted by public name, denied ones included
+	offered   []Tool               // tools without the denied ones
 	byName    map[string]*callable // public name -> tool
 	byDisplay map[string]*callable // "server:tool" -> tool
 }
@@ -83,6 +85,7 @@ func (h *Host) rebuildRegistry() {
 			continue // hidden by a failing name stage (on_error: deny)
 		}
 		e.tool.Name = name
+		e.tool.Denied = h.alwaysDenied(e.tool)
 		tools = append(tools, e.tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })
@@ -95,15 +98,51 @@ func (h *Host) rebuildRegistry() {
 		byDisplay[t.Display] = c
 	}
 	h.registry.mu.Lock()
-	h.registry.tools, h.registry.byName, h.registry.byDisplay = tools, byName, byDisplay
+	offered := slices.DeleteFunc(slices.Clone(tools), func(t Tool) bool { return t.Denied != "" })
+	h.registry.tools, h.registry.offered, h.registry.byName, h.registry.byDisplay = tools, offered, byName, byDisplay
 	h.registry.mu.Unlock()
 }
 
-// Tools lists every tool of every ready server, sorted by public name.
+// Tools lists the tools of every ready server that may be offered to a
+// model, sorted by public name: the tools the policy always denies (see
+// Tool.Denied) are left out, so a model is never handed a tool whose every
+// call would be refused. Hand this list to a model.
 func (h *Host) Tools() []Tool {
 	h.registry.mu.RLock()
 	defer h.registry.mu.RUnlock()
+	return slices.Clone(h.registry.offered)
+}
+
+// AllTools lists every tool of every ready server, sorted by public name,
+// the ones the policy always denies included and marked (Tool.Denied): for
+// people who want to see what is configured, not for models.
+func (h *Host) AllTools() []Tool {
+	h.registry.mu.RLock()
+	defer h.registry.mu.RUnlock()
 	return slices.Clone(h.registry.tools)
+}
+
+// alwaysDenied asks the enforcing policy stages that decide on names alone
+// (abi.ToolDenier) whether they refuse every call of t, and returns the
+// first one's reason ("" when none does).
+func (h *Host) alwaysDenied(t Tool) string {
+	for _, is := range h.pipeline.stages {
+		if is.policy == nil || is.shadow() || !is.appliesTo(t.Server) {
+			continue
+		}
+		d, ok := is.policy.(abi.ToolDenier)
+		if !ok {
+			continue
+		}
+		req := &abi.PolicyRequest{Server: t.Server, Tool: t.Tool, Name: t.Name, Annotations: toABIAnnotations(t.Annotations)}
+		if reason, denied := d.DeniesTool(req); denied {
+			if reason == "" {
+				reason = "denied"
+			}
+			return is.name + ": " + reason
+		}
+	}
+	return ""
 }
 
 // Resolve returns the tool behind a public name. It also accepts the display

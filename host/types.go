@@ -23,6 +23,11 @@ type Tool struct {
 	InputSchema  any                  `json:"inputSchema,omitempty"`
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// Denied says why the policy always refuses this tool, whatever the
+	// arguments or the caller (a deny glob, an allow list it is not on);
+	// "" for a tool that may be called. Such tools are not offered to
+	// models: Tools leaves them out, AllTools keeps them.
+	Denied string `json:"denied,omitempty"`
 }
 
 // Progress is one progress notification for a call.

@@ -137,8 +137,10 @@ before they expire.`,
 			if s.Auth.Type != config.AuthAuto && s.Auth.Type != config.AuthOAuth {
 				return usageError("server %q uses auth type %s, which needs no login", s.ID, s.Auth.Type)
 			}
-			one := *cfg
-			one.Servers = []*config.Server{s}
+			// A login only connects: no tool is called, so the
+			// configuration's call policy, plugins and truncation have
+			// nothing to act on (and host.New would refuse them unloaded).
+			one := config.Config{Names: cfg.Names, Servers: []*config.Server{s}, Files: cfg.Files, ProjectDir: cfg.ProjectDir}
 			opts := []host.Option{
 				host.WithLogger(a.log),
 				identity(),

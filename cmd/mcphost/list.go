@@ -261,10 +261,13 @@ names fit its limits; every lossy conversion is a warning on standard error.
 			} else {
 				a.warnUnavailable(h)
 			}
-			tools := h.Tools()
 			if pf != "" {
-				return a.printProviderTools(pf, tools, nonStrict, h)
+				// What a model is offered: without the tools the policy
+				// always denies.
+				return a.printProviderTools(pf, h.Tools(), nonStrict, h)
 			}
+			// People see every tool, the denied ones marked.
+			tools := h.AllTools()
 			if asJSON {
 				if tools == nil {
 					tools = []host.Tool{}
@@ -321,6 +324,9 @@ func printTools(w io.Writer, tools []host.Tool) error {
 		desc := t.Description
 		if desc == "" {
 			desc = t.Title
+		}
+		if t.Denied != "" {
+			desc = "DENIED (" + t.Denied + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Display), oneLine(desc, 70))
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcphost/mcphost/internal/hosttest"
@@ -63,4 +65,34 @@ func findTool(t *testing.T, tools []map[string]any, nameOf func(map[string]any) 
 	}
 	t.Fatalf("no mcp__adhoc__add in %v", tools)
 	return nil
+}
+
+// A tool the policy always denies is not exported to a model in any
+// format; "tools" still lists it, marked, and --json says why.
+func TestToolsFormatLeavesOutDeniedTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bin := hosttest.BuildTestServer(t)
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "c.yaml"), "policy: {deny: ['*add*']}\n")
+	for _, f := range []string{"openai", "openai-responses", "anthropic", "gemini", "mcp"} {
+		r := e.must(exitOK, "--config", cfg, "tools", "--format", f, "--", bin)
+		if strings.Contains(r.stdout, `"mcp__adhoc__add"`) {
+			t.Errorf("--format %s exports the denied tool:\n%s", f, r.stdout)
+		}
+		if !strings.Contains(r.stdout, "mcp__adhoc__echo") {
+			t.Errorf("--format %s lost an allowed tool:\n%s", f, r.stdout)
+		}
+	}
+	r := e.must(exitOK, "--config", cfg, "tools", "--", bin)
+	wantContains(t, "tools", r.stdout, "mcp__adhoc__add", "DENIED", "*add*")
+	listed := decodeJSON[[]map[string]any](t, e.must(exitOK, "--config", cfg, "tools", "--json", "--", bin))
+	for _, m := range listed {
+		if m["name"] == "mcp__adhoc__add" {
+			if d, _ := m["denied"].(string); !strings.Contains(d, "*add*") {
+				t.Errorf("--json: denied %q, want the deny glob named", d)
+			}
+			return
+		}
+	}
+	t.Errorf("--json does not list the denied tool: %v", listed)
 }

@@ -35,6 +35,7 @@ type fakeModel struct {
 	requests int
 	failures []string
 	results  []string // the tool results the model was given
+	offered  []string // the tool names of the last request
 }
 
 func (m *fakeModel) fail(format string, args ...any) {
@@ -135,6 +136,7 @@ func (m *fakeModel) read(body map[string]any) (tool, result, callID string) {
 			}
 		}
 	}
+	m.offered = names
 	for _, n := range names {
 		if strings.HasSuffix(n, "__echo") {
 			tool = n

@@ -26,10 +26,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/chain"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/providers"
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
+	"github.com/mcphost/mcphost/plugins"
 )
 
 // maxCallsPerTurn bounds the tool calls run for one reply of the model;
@@ -126,8 +128,12 @@ func run(ctx context.Context, args []string, env func(string) string, load confi
 	if *verbose {
 		level = hclog.Warn
 	}
-	h, err := host.New(cfg,
-		host.WithLogger(hclog.New(&hclog.LoggerOptions{Name: "mcphost", Output: stderr, Level: level})),
+	logger := hclog.New(&hclog.LoggerOptions{Name: "mcphost", Output: stderr, Level: level})
+	// chain.NewHost carries out the configuration's policy, plugins and
+	// result truncation on every call, and leaves the tools the policy
+	// always denies out of h.Tools, so the model is not offered them.
+	h, err := chain.NewHost(ctx, cfg, chain.Options{Plugins: plugins.Options{Logger: logger}},
+		host.WithLogger(logger),
 		host.WithConnectAttempts(1)) // a program that runs once does not wait for reconnects
 	if err != nil {
 		return err

@@ -24,6 +24,8 @@ type GlobPolicy struct {
 	Deny  []string
 }
 
+var _ abi.ToolDenier = GlobPolicy{}
+
 // StageName implements abi.Stage.
 func (GlobPolicy) StageName() string { return "builtin:glob-policy" }
 
@@ -39,15 +41,24 @@ func (p GlobPolicy) Validate() error {
 
 // Policy implements abi.PolicyStage.
 func (p GlobPolicy) Policy(_ context.Context, req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
+	if reason, denied := p.DeniesTool(req); denied {
+		return &abi.PolicyDecision{Decision: abi.Deny, Reason: reason}, nil
+	}
+	return &abi.PolicyDecision{Decision: abi.Allow}, nil
+}
+
+// DeniesTool implements abi.ToolDenier: a glob policy looks at names only,
+// so what it denies, it denies for every call.
+func (p GlobPolicy) DeniesTool(req *abi.PolicyRequest) (string, bool) {
 	if g, ok := matchAny(p.Deny, req); ok {
-		return &abi.PolicyDecision{Decision: abi.Deny, Reason: fmt.Sprintf("matches deny %q", g)}, nil
+		return fmt.Sprintf("matches deny %q", g), true
 	}
 	if len(p.Allow) > 0 {
 		if _, ok := matchAny(p.Allow, req); !ok {
-			return &abi.PolicyDecision{Decision: abi.Deny, Reason: "matches no allow glob"}, nil
+			return "matches no allow glob", true
 		}
 	}
-	return &abi.PolicyDecision{Decision: abi.Allow}, nil
+	return "", false
 }
 
 // matchAny matches the tool's public name, its "server:tool" and its name

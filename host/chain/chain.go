@@ -8,10 +8,18 @@
 // configuration files or of host; this package turns config.Plugin entries
 // into specs and loaded plugins into host.StageConfig values.
 //
-//	ch, err := chain.New(ctx, cfg, chain.Options{})
-//	...
-//	defer ch.Close(context.Background())
-//	h, err := host.New(cfg, ch.HostOptions()...)
+// NewHost is the constructor of a host from a configuration: it loads the
+// plugins, builds the chain and the host, and the host's Close releases the
+// plugins. host.New alone refuses a configuration with policies, plugins or
+// result truncation, so that none of them can be skipped by mistake.
+//
+//	cfg, err := config.Load(config.LoadOptions{})
+//	h, err := chain.NewHost(ctx, cfg, chain.Options{}, host.WithLogger(logger))
+//	err = h.Start(ctx)
+//	defer h.Close(context.Background())
+//
+// Programs that manage the plugins' lifetime themselves (mcphost's command
+// reports on each plugin) use New and HostOptions instead.
 package chain
 
 import (
@@ -88,9 +96,32 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Chain, error) 
 	return c, nil
 }
 
-// HostOptions installs the chain and the result store in a host.
+// HostOptions installs the chain and the result store in a host, as the
+// configuration's stages (host.WithConfigStages). The host does not close
+// the chain: Close it after the host.
 func (c *Chain) HostOptions() []host.Option {
-	return []host.Option{host.WithStages(c.stages...), host.WithResultStore(c.Results)}
+	return []host.Option{host.WithConfigStages(host.ConfigStages{Stages: c.stages, Results: c.Results})}
+}
+
+// NewHost builds a host that carries out everything cfg asks of calls: the
+// built-in policy, the plugins in configuration order and the result
+// truncation (see New), then opts. The host's Close releases the plugins.
+// A plugin that fails to load does not fail NewHost: it stays in the chain
+// as a stage that fails every call, and its on_error decides (deny by
+// default); it is logged to o.Plugins.Logger. To show each plugin's state,
+// use New, Chain.Set.Status and HostOptions instead.
+func NewHost(ctx context.Context, cfg *config.Config, o Options, opts ...host.Option) (*host.Host, error) {
+	c, err := New(ctx, cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	cs := host.ConfigStages{Stages: c.stages, Results: c.Results, Close: c.Close}
+	h, err := host.New(cfg, append([]host.Option{host.WithConfigStages(cs)}, opts...)...)
+	if err != nil {
+		c.Close(context.Background())
+		return nil, err
+	}
+	return h, nil
 }
 
 // Close releases the plugins.

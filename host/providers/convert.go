@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,7 +60,9 @@ type toolEntry struct {
 }
 
 // Convert turns tools (as host.Host.Tools lists them) into format's tool
-// definitions. It fails only for a format it does not know, too many
+// definitions. A tool that the policy always denies (host.Tool.Denied, as
+// host.Host.AllTools marks them) is left out: a model is never offered a
+// tool whose every call would be refused. It fails only for a format it does not know, too many
 // tools, tool names that are empty or not unique, or a name changed to fit
 // the provider for which no free name is found (only a flood of crafted
 // names gets there); whatever a schema holds, the tool is converted, and
@@ -68,6 +71,9 @@ func Convert(format Format, tools []host.Tool, opts *Options) (*Toolset, error) 
 	if !format.valid() {
 		_, err := ParseFormat(string(format))
 		return nil, err
+	}
+	if slices.ContainsFunc(tools, func(t host.Tool) bool { return t.Denied != "" }) {
+		tools = slices.DeleteFunc(slices.Clone(tools), func(t host.Tool) bool { return t.Denied != "" })
 	}
 	if len(tools) > MaxTools {
 		return nil, fmt.Errorf("providers: %d tools, over the limit of %d; filter them first (config: tools.allow / tools.deny)", len(tools), MaxTools)

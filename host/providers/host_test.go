@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/builtin"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/providers"
 	"github.com/mcphost/mcphost/internal/hosttest"
@@ -76,6 +77,40 @@ func TestRoundTripThroughHost(t *testing.T) {
 		out, merr := json.Marshal(ts.Result(call, res, err))
 		if merr != nil || !strings.Contains(string(out), wants[f]) {
 			t.Errorf("%s: result %s (%v), want it to hold %s", f, out, merr, wants[f])
+		}
+	}
+}
+
+// A tool the policy always denies is not offered to the model, in any
+// format: not from Tools, and not when AllTools' marked list is converted.
+func TestDeniedToolsAreNotOffered(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	h, err := host.New(&config.Config{}, host.WithInProcessServer("echo", hosttest.NewEchoServer()),
+		host.WithStages(host.StageConfig{Stage: builtin.GlobPolicy{Deny: []string{"*add*"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	for _, f := range providers.Formats() {
+		for list, tools := range map[string][]host.Tool{"Tools": h.Tools(), "AllTools": h.AllTools()} {
+			ts, err := providers.Convert(f, tools, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := json.Marshal(ts.Tools)
+			if strings.Contains(string(out), "mcp__echo__add") {
+				t.Errorf("%s from %s offers the denied tool: %s", f, list, out)
+			}
+			if !strings.Contains(string(out), "mcp__echo__echo") {
+				t.Errorf("%s from %s lost an allowed tool: %s", f, list, out)
+			}
+			if _, ok := ts.ProviderName("mcp__echo__add"); ok {
+				t.Errorf("%s from %s maps a name for the denied tool", f, list)
+			}
 		}
 	}
 }

@@ -24,6 +24,19 @@ type PolicyStage interface {
 	Policy(ctx context.Context, req *PolicyRequest) (*PolicyDecision, error)
 }
 
+// ToolDenier is a policy stage whose denials depend on the tool alone (its
+// server, its name, its public name), never on the arguments or the caller:
+// a glob deny list, say. The host asks it which tools it always denies and
+// leaves those out of what it offers to models, so that a model is not
+// handed a tool whose every call would be refused. DeniesTool gets a
+// request without arguments or caller, and answers whether Policy would
+// deny every call of that tool, and why. It must agree with Policy: the
+// host still runs Policy on every call.
+type ToolDenier interface {
+	PolicyStage
+	DeniesTool(req *PolicyRequest) (reason string, denied bool)
+}
+
 // FilterStage narrows a server's tool list (hook filter_tools).
 type FilterStage interface {
 	Stage
