@@ -128,6 +128,22 @@ func TestMCPImportSkipInputsWithoutKeychain(t *testing.T) {
 	if _, err := os.Stat(e.secretFile()); err == nil {
 		t.Error("--skip-inputs stored something")
 	}
+
+	// Typed on a terminal, the password goes to the file and the entry
+	// resolves; it is never printed.
+	const password = "pplx-secret-value-0123456789"
+	e.terminal = true
+	r = e.runStdin(password+"\nprod_db\n", "mcp", "import", "--from", "vscode", "--scope", "local", "--force", "--yes")
+	e.terminal = false
+	if r.code != exitOK || strings.Contains(r.stdout+r.stderr, password) {
+		t.Fatalf("import with answers, without a keychain:\n%s", r)
+	}
+	if s := e.getServer("Perplexity"); s["error"] != nil {
+		t.Errorf("the secret does not resolve: %v", s["error"])
+	}
+	if !strings.Contains(readFile(t, e.secretFile()), password) {
+		t.Error("the password is not in the secret file")
+	}
 }
 
 // A keychain chosen explicitly that is not there is an error that names
