@@ -86,8 +86,9 @@ func privateDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return os.Chmod(dir, fs.FileMode(perm&^0o077))
+	if fi.Mode().Perm()&0o077 != 0 {
+		keep := fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+		return os.Chmod(dir, fi.Mode()&keep&^0o077)
 	}
 	return nil
 }
