@@ -53,8 +53,9 @@ RUN apk add --no-cache ca-certificates tzdata \
 COPY --from=build /out/mcphost /usr/local/bin/mcphost
 
 # No OS keychain in a container: OAuth logins of backends are kept in
-# $HOME/.config/mcphost/mcp-auth.json (mount a volume there to keep them).
-ENV MCPHOST_TOKEN_STORE=file
+# $HOME/.config/mcphost/mcp-auth.json, secrets ("mcphost secret set") in
+# secrets.json beside it (mount a volume there to keep them).
+ENV MCPHOST_TOKEN_STORE=file MCPHOST_SECRET_STORE=file
 USER 10001:10001
 # An empty directory: no project files (.mcphost.*, .mcp.json) are read.
 WORKDIR /home/mcphost

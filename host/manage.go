@@ -134,7 +134,7 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 		case sc.Err != nil:
 			change.Errors[sc.ID] = sc.Err
 		case sc.Untrusted && sc.Enabled:
-			change.Errors[sc.ID] = errors.New(config.UntrustedHint(dirOf(sc.Source)))
+			change.Errors[sc.ID] = errors.New(sc.UntrustedHint())
 		}
 	}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -101,7 +100,7 @@ func newServer(h *Host, sc *config.Server) *server {
 		s.state = StateDisabled
 	case sc.Untrusted:
 		s.state = StateUntrusted
-		s.err = errors.New(config.UntrustedHint(dirOf(sc.Source)))
+		s.err = errors.New(sc.UntrustedHint())
 	default:
 		s.state = StateConnecting
 	}
@@ -298,11 +297,4 @@ func (h *Host) emit(e Event) {
 	if h.opts.onChange != nil {
 		h.opts.onChange(e)
 	}
-}
-
-func dirOf(source string) string {
-	if source == "" {
-		return "."
-	}
-	return filepath.Dir(source)
 }

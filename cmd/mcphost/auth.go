@@ -37,13 +37,9 @@ func (a *app) getenv(name string) string {
 // or file; auto prefers the OS keychain) and mcp-auth.json beside the
 // global config file.
 func (a *app) tokenStore() (authn.Store, error) {
-	dir := a.globalDir
-	if dir == "" {
-		d, err := os.UserConfigDir()
-		if err != nil {
-			return nil, fmt.Errorf("no user config directory for the token file: %w", err)
-		}
-		dir = filepath.Join(d, "mcphost")
+	dir, err := a.userDir()
+	if err != nil {
+		return nil, err
 	}
 	kind := a.getenv("MCPHOST_TOKEN_STORE")
 	if kind == "" && a.globalDir != "" {

@@ -23,7 +23,7 @@ func (a *app) loadOptions() config.LoadOptions {
 		WorkDir:    a.workDir,
 		ConfigFile: a.configFile,
 		Environ:    a.environ,
-		Secret:     keychainSecret, // ${secret:NAME}
+		Secret:     a.resolveSecret, // ${secret:NAME}
 	}
 	over := map[string]any{}
 	if a.nameScheme != "" {

@@ -23,7 +23,7 @@ type importedServer struct {
 	file   string // the mcphost file it goes to
 	status string // add, added, replace, replaced, conflict, duplicate, failed
 	err    error
-	// replaces are the keychain names the import stores a value under that
+	// replaces are the secret names the import stores a value under that
 	// hold one already (the plan says so, and its confirmation allows it);
 	// same those that hold the very value to store (nothing to store).
 	replaces []string
@@ -74,12 +74,14 @@ directory it is imported only with --scope. A project's file whose path,
 symbolic links resolved, leads outside its project is not read.
 
 VS Code inputs (${input:ID}) are asked for once, on the terminal: a password
-is kept in the OS keychain and the entry refers to it as ${secret:NAME}; any
-other answer is written into the entry (never into the shared project file:
-such a server goes to the project scope only with --skip-inputs, which
-writes the input's default). A client secret written in clear in the
-client's file goes to the keychain the same way. Without a terminal, pass
---skip-inputs and store the passwords later with "mcphost secret set".
+is kept as an mcphost secret (see "mcphost secret": the OS keychain, or a
+private file where there is none) and the entry refers to it as
+${secret:NAME}; any other answer is written into the entry (never into the
+shared project file: such a server goes to the project scope only with
+--skip-inputs, which writes the input's default). A client secret written in
+clear in the client's file is kept the same way. Without a terminal, pass
+--skip-inputs: nothing is stored, the entry refers to ${secret:NAME} all the
+same, and the server starts once you store it with "mcphost secret set NAME".
 
 The plan shows each command in full; then the import asks for a "y" before
 writing (--yes: without asking). --dry-run shows the plan and writes and

@@ -22,7 +22,7 @@ type inputKey struct{ file, id string }
 // importAnswers are the values the servers of an import need.
 type importAnswers struct {
 	plain   map[inputKey]string // answers to plain inputs
-	secrets map[string]string   // keychain name -> value to store
+	secrets map[string]string   // secret name -> value to store
 }
 
 // plainFor are the answers to s's plain inputs, by input ID.
@@ -36,11 +36,12 @@ func (ans *importAnswers) plainFor(s *importedServer) map[string]string {
 	return m
 }
 
-// store keeps s's secrets in the OS keychain (those that were answered).
-// A name the keychain holds already is written over only as the plan said
-// (s.replaces); one that is not answered then is an error: the entry would
-// refer to a value this import did not store.
-func (ans *importAnswers) store(s *importedServer) error {
+// store keeps s's secrets (those that were answered) in the store that
+// open opens, if there is anything to keep. A name the store holds already
+// is written over only as the plan said (s.replaces); one that is not
+// answered then is an error: the entry would refer to a value this import
+// did not store.
+func (ans *importAnswers) store(s *importedServer, open func() (authn.SecretStore, error)) error {
 	for _, in := range s.im.Inputs {
 		if in.Secret == "" || s.same[in.Secret] {
 			continue
@@ -48,12 +49,16 @@ func (ans *importAnswers) store(s *importedServer) error {
 		v, ok := ans.secrets[in.Secret]
 		if !ok {
 			if slices.Contains(s.replaces, in.Secret) {
-				return fmt.Errorf("nothing was typed for %s, which the OS keychain already holds: the entry would send that value to this server", in.Secret)
+				return fmt.Errorf("nothing was typed for %s, which mcphost already holds as a secret: the entry would send that value to this server", in.Secret)
 			}
 			continue
 		}
-		if err := authn.SetSecret(in.Secret, v); err != nil {
-			return fmt.Errorf("keeping %s in the OS keychain: %w", in.Secret, err)
+		store, err := open()
+		if err != nil {
+			return err
+		}
+		if err := store.SetSecret(in.Secret, v); err != nil {
+			return fmt.Errorf("keeping the secret %s: %w", in.Secret, err)
 		}
 	}
 	return nil
@@ -66,7 +71,7 @@ type question struct {
 	password bool
 	def      string
 	options  []string
-	secrets  []string // the keychain names a password goes to
+	secrets  []string // the secret names a password goes to
 	files    []string // the files a plain answer is written into
 	servers  []string
 }
@@ -115,7 +120,7 @@ func (a *app) collectInputs(ctx context.Context, servers []*importedServer, skip
 	}
 	if skip {
 		if len(later) > 0 {
-			fmt.Fprintf(a.stderr, "not asked (--skip-inputs): store each secret with \"mcphost secret set NAME\" (the value on standard input): %s\n", strings.Join(later, ", "))
+			fmt.Fprintf(a.stderr, "not asked (--skip-inputs), nothing stored: the servers refer to secrets that stay empty (the server does not start) until you store each, the value on standard input: mcphost secret set %s\n", strings.Join(later, "; mcphost secret set "))
 		}
 		return ans, nil
 	}
@@ -140,7 +145,7 @@ func (a *app) collectInputs(ctx context.Context, servers []*importedServer, skip
 			prompt += fmt.Sprintf(" [default %s]", termtext.Line(q.def))
 		}
 		if q.password {
-			prompt += fmt.Sprintf(" (not shown; kept in the OS keychain as %s)", strings.Join(q.secrets, " and "))
+			prompt += fmt.Sprintf(" (not shown; kept as the secret %s)", strings.Join(q.secrets, " and "))
 		} else {
 			prompt += fmt.Sprintf(" (written in clear into %s)", termtext.Line(strings.Join(q.files, " and ")))
 		}

@@ -37,7 +37,7 @@ func (a *app) planImport(servers []*importedServer, force, dryRun, skipInputs bo
 	opts := a.loadOptions()
 	files := map[config.Scope]string{}
 	taken := map[string]string{} // scope/id -> client file
-	keychain := keychainCache{}
+	held := heldSecrets{}
 	for _, s := range servers {
 		if _, ok := files[s.scope]; !ok {
 			p, _, err := config.ScopeFile(opts, s.scope)
@@ -69,7 +69,7 @@ func (a *app) planImport(servers []*importedServer, force, dryRun, skipInputs bo
 			s.status = statusConflict
 			continue
 		}
-		if s.err = a.checkImported(s, skipInputs, keychain); s.err != nil {
+		if s.err = a.checkImported(s, skipInputs, held); s.err != nil {
 			s.status = statusFailed
 			continue
 		}
@@ -90,7 +90,7 @@ func (a *app) planImport(servers []*importedServer, force, dryRun, skipInputs bo
 //   - an entry that refers to a keychain name that holds a value already,
 //     unless the import stores that name's value now (replacing it is in
 //     the plan, which the user confirms: s.replaces).
-func (a *app) checkImported(s *importedServer, skipInputs bool, keychain keychainCache) error {
+func (a *app) checkImported(s *importedServer, skipInputs bool, secrets heldSecrets) error {
 	if s.scope == config.ScopeProject {
 		if s.im.UsesKeychain() {
 			return errors.New("it refers to a secret of your keychain, which a shared project file may not: read its command, then import it with --scope local (or --scope user), which runs it without \"mcphost trust\"")
@@ -106,16 +106,16 @@ func (a *app) checkImported(s *importedServer, skipInputs bool, keychain keychai
 		if in.Secret == "" {
 			continue
 		}
-		held, err := keychain.lookup(in.Secret)
+		held, err := secrets.lookup(a, in.Secret)
 		if err != nil {
-			return fmt.Errorf("cannot tell whether the OS keychain already holds a secret named %s (the entry must not refer to one it does not store): %w", in.Secret, err)
+			return fmt.Errorf("cannot tell whether a secret named %s is stored already (the entry must not refer to one the import does not store): %w", in.Secret, err)
 		}
 		switch {
 		case held == nil:
 		case in.Value != "" && in.Value == *held:
 			s.same[in.Secret] = true
 		case in.Value == "" && skipInputs:
-			return fmt.Errorf("the OS keychain already holds a secret named %s, and with --skip-inputs nothing is stored under it: the entry would send that value to this server. Import it on a terminal without --skip-inputs to type the value, or, if that secret is not yours to keep, delete it first (mcphost secret delete %s)", in.Secret, in.Secret)
+			return fmt.Errorf("mcphost already holds a secret named %s, and with --skip-inputs nothing is stored under it: the entry would send that value to this server. Import it on a terminal without --skip-inputs to type the value, or, if that secret is not yours to keep, delete it first (mcphost secret delete %s)", in.Secret, in.Secret)
 		default:
 			s.replaces = append(s.replaces, in.Secret)
 		}
@@ -123,15 +123,20 @@ func (a *app) checkImported(s *importedServer, skipInputs bool, keychain keychai
 	return nil
 }
 
-// keychainCache is what the OS keychain holds under the names looked up,
-// each read once (nil: nothing).
-type keychainCache map[string]*string
+// heldSecrets is what the secret store holds under the names looked up,
+// each read once (nil: nothing). It only reads: even --skip-inputs looks,
+// so that an entry never refers to a value the import did not store.
+type heldSecrets map[string]*string
 
-func (c keychainCache) lookup(name string) (*string, error) {
+func (c heldSecrets) lookup(a *app, name string) (*string, error) {
 	if v, ok := c[name]; ok {
 		return v, nil
 	}
-	v, err := authn.Secret(name)
+	store, err := a.secretStoreOf()
+	if err != nil {
+		return nil, err
+	}
+	v, err := store.Secret(name)
 	switch {
 	case errors.Is(err, authn.ErrNoSecret):
 		c[name] = nil
@@ -172,18 +177,18 @@ func (a *app) confirmImport(ctx context.Context, results []*clientconf.Result, s
 	return nil
 }
 
-// confirmSecretReplace asks before a value is stored over one the OS
-// keychain holds (add-json, which has no plan to confirm); --yes replaces
+// confirmSecretReplace asks before a value is stored over one the secret
+// store holds (add-json, which has no plan to confirm); --yes replaces
 // without asking.
 func (a *app) confirmSecretReplace(ctx context.Context, names []string) error {
 	if len(names) == 0 || a.yes {
 		return nil
 	}
-	what := "the value the OS keychain holds as " + strings.Join(names, " and ")
+	what := "the value stored as the secret " + strings.Join(names, " and ")
 	if !a.isTerminal(a.stdin) || !a.isTerminal(a.stderr) {
 		return usageError("%s would be replaced, and there is no terminal to confirm on: pass --yes to replace it", what)
 	}
-	fmt.Fprintf(a.stderr, "the OS keychain already holds %s; ", strings.Join(names, " and "))
+	fmt.Fprintf(a.stderr, "mcphost already holds the secret %s; ", strings.Join(names, " and "))
 	ok, err := a.askWrite(ctx, "over it")
 	if err != nil {
 		return err
@@ -261,9 +266,11 @@ func (a *app) printPlannedServer(w io.Writer, s *importedServer, skipInputs bool
 		}
 		switch {
 		case in.Value != "":
-			fmt.Fprintf(w, "      secret: %s, to keep in the OS keychain%s\n", in.Secret, held)
+			fmt.Fprintf(w, "      secret: %s, to keep (mcphost secret)%s\n", in.Secret, held)
+		case in.Password && skipInputs:
+			fmt.Fprintf(w, "      input %s (%s): not asked (--skip-inputs), nothing stored: the entry refers to ${secret:%s}, which you store later with \"mcphost secret set %s\"\n", termtext.Line(in.ID), termtext.Line(in.Description), in.Secret, in.Secret)
 		case in.Password:
-			fmt.Fprintf(w, "      input %s (%s): asked once, kept in the OS keychain as %s%s\n", termtext.Line(in.ID), termtext.Line(in.Description), in.Secret, held)
+			fmt.Fprintf(w, "      input %s (%s): asked once, kept as the secret %s%s\n", termtext.Line(in.ID), termtext.Line(in.Description), in.Secret, held)
 		case skipInputs:
 			fmt.Fprintf(w, "      input %s (%s): not asked (--skip-inputs): its default %s is written into %s\n", termtext.Line(in.ID), termtext.Line(in.Description), planQuote(in.Default), file)
 		case s.scope == config.ScopeProject:

@@ -49,7 +49,7 @@ func TestMCPImportDryRun(t *testing.T) {
 		"+ git  stdio npx -y @modelcontextprotocol/server-git --repository .  → project scope",
 		"converted: ${env:CONTEXT7_API_KEY} → ${CONTEXT7_API_KEY}",
 		"converted: envFile → env_file",
-		"secret: " + name + ", to keep in the OS keychain",
+		"secret: " + name + ", to keep (mcphost secret)",
 		"dry run: nothing written",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -200,7 +200,7 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, password) {
 		t.Errorf("the password is printed:\n%s", r)
 	}
-	wantContains(t, "stderr", r.stderr, "kept in the OS keychain as "+secret, "written in clear into "+e.localFile())
+	wantContains(t, "stderr", r.stderr, "kept as the secret "+secret, "written in clear into "+e.localFile())
 	if v, err := authn.Secret(secret); err != nil || v != password {
 		t.Errorf("keychain: %q %v", v, err)
 	}
@@ -223,7 +223,7 @@ func TestMCPImportSkipInputs(t *testing.T) {
 	e.withHome()
 	copyClientFile(t, "vscode/.vscode/mcp.json", filepath.Join(e.work, ".vscode", "mcp.json"))
 	r := e.must(exitOK, "mcp", "import", "--from", "vscode", "--skip-inputs", "--scope", "local", "--yes")
-	if !strings.Contains(r.stderr, "mcphost secret set NAME") || !strings.Contains(r.stderr, "Perplexity.perplexity-key") {
+	if !strings.Contains(r.stderr, "mcphost secret set Perplexity.perplexity-key") {
 		t.Errorf("the secrets to store are not named:\n%s", r)
 	}
 	if s := e.getServer("db"); !strings.HasSuffix(strings.Join(strs(s["args"]), " "), "--db app_dev") {

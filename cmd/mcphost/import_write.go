@@ -32,7 +32,7 @@ func (a *app) writeImport(cmd *cobra.Command, w io.Writer, servers []*importedSe
 	trusted := a.projectTrusted()
 	written := map[config.Scope]*importedServer{}
 	for _, s := range todo {
-		if s.err = answers.store(s); s.err != nil {
+		if s.err = answers.store(s, a.secretStoreOf); s.err != nil {
 			s.status = statusFailed
 			continue
 		}

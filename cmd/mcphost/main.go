@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/redact"
 	"github.com/mcphost/mcphost/internal/termtext"
@@ -57,8 +58,15 @@ type app struct {
 	logLevel      string
 	nameScheme    string
 	maxNameLength int
-	yes           bool // approve every "confirm" decision without asking
-	showSecrets   bool // print secret values instead of ****
+	yes           bool   // approve every "confirm" decision without asking
+	showSecrets   bool   // print secret values instead of ****
+	secretStore   string // --secret-store: auto, keychain or file ("": MCPHOST_SECRET_STORE)
+
+	// secrets is the store ${secret:NAME} and "secret set" use, opened on
+	// first use (see openSecrets).
+	secretsOnce sync.Once
+	secrets     authn.SecretStore
+	secretsErr  error
 
 	resultsDirOverride string          // tests: where full results are kept
 	warned             map[string]bool // configuration warnings already printed
@@ -234,7 +242,7 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 				return usageError("--log-level %q: use trace, debug, info, warn, error or off", a.logLevel)
 			}
 			a.log = hclog.New(&hclog.LoggerOptions{Name: "mcphost", Output: a.stderr, Level: level})
-			return nil
+			return a.checkSecretStoreFlag()
 		},
 	}
 	pf := root.PersistentFlags()
@@ -244,6 +252,7 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 	pf.IntVar(&a.maxNameLength, "max-name-length", 0, "longest public tool name (default 64)")
 	pf.BoolVarP(&a.yes, "yes", "y", false, `approve calls that a policy wants confirmed, without asking`)
 	pf.BoolVar(&a.showSecrets, "show-secrets", false, "show secret values (headers, env, URL passwords and query values) instead of ****")
+	pf.StringVar(&a.secretStore, "secret-store", "", `where "mcphost secret set" keeps secrets and ${secret:NAME} reads them: auto (the OS keychain, or a private file where there is none), keychain or file (default $MCPHOST_SECRET_STORE, else auto)`)
 
 	root.AddCommand(
 		a.serversCommand(),

@@ -272,7 +272,7 @@ server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
 				return &exitError{code: exitUsage, err: sc.Err}
 			}
 			if sc.Untrusted {
-				return &exitError{code: exitUsage, err: fmt.Errorf("%s", config.UntrustedHint(filepath.Dir(sc.Source)))}
+				return &exitError{code: exitUsage, err: errors.New(sc.UntrustedHint())}
 			}
 			if !sc.Enabled {
 				fmt.Fprintf(a.stdout, "note: %s is disabled; testing it anyway\n", sc.ID)

@@ -117,8 +117,8 @@ your config file, for every project. Where an id is in several scopes,
 local wins over project, and project over user.
 
 Values of -e/--env and -H/--header may hold ${VAR} references (environment
-variables) and ${secret:NAME} references (the OS keychain, see "mcphost
-secret set"), expanded when the server starts; they are never printed.
+variables) and ${secret:NAME} references (see "mcphost secret set"),
+expanded when the server starts; they are never printed.
 --env-file names a file of KEY=VALUE lines (dotenv syntax) whose variables
 the server gets too (-e wins). --include-tools and --exclude-tools take
 tool-name globs (comma-separated or repeated) and write tools.allow and
@@ -381,14 +381,4 @@ func checkHealthReconnect(health string, r config.ReconnectEntry) error {
 		return usageError("--reconnect-max-attempts %d: must be a whole number from 0 (no limit, the default) to %d", r.MaxAttempts, math.MaxInt32)
 	}
 	return nil
-}
-
-// keychainSecret resolves ${secret:NAME} references (config.LoadOptions.
-// Secret) from the OS keychain, where "mcphost secret set NAME" keeps them.
-func keychainSecret(name string) (string, error) {
-	v, err := authn.Secret(name)
-	if errors.Is(err, authn.ErrNoSecret) {
-		return "", fmt.Errorf("not in the OS keychain (store it with \"printf %%s VALUE | mcphost secret set %s\")", name)
-	}
-	return v, err
 }

@@ -66,7 +66,7 @@ project's file, it leaves the project untrusted until "mcphost trust".`,
 			for _, d := range im.Dropped {
 				fmt.Fprintf(a.stdout, "  dropped %s: %s\n", termtext.Line(d.Field), termtext.Line(d.Reason))
 			}
-			if err := a.checkImported(s, skipInputs, keychainCache{}); err != nil {
+			if err := a.checkImported(s, skipInputs, heldSecrets{}); err != nil {
 				return &exitError{code: exitUsage, err: fmt.Errorf("server %q not added: %w", s.im.Entry.ID, err)}
 			}
 			if err := a.confirmSecretReplace(cmd.Context(), s.replaces); err != nil {
@@ -76,7 +76,7 @@ project's file, it leaves the project untrusted until "mcphost trust".`,
 			if err != nil {
 				return err
 			}
-			if err := answers.store(s); err != nil {
+			if err := answers.store(s, a.secretStoreOf); err != nil {
 				return err
 			}
 			entry := im.Fill(answers.plainFor(s))

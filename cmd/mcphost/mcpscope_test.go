@@ -131,6 +131,25 @@ func TestMCPEnableDisable(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, `"p"`, "local scope")
 }
 
+// A project's server switched on in the local scope takes its source from
+// the local file, in the user's config directory: every "not trusted" hint
+// still names the project, the directory to give "mcphost trust".
+func TestMCPEnableProjectServerHintNamesProject(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.work, ".mcp.json"), `{"mcpServers": {"cc": {"command": "c", "enabled": false}}}`)
+	want := `run "mcphost trust ` + e.work + `"`
+	r := e.must(exitOK, "mcp", "enable", "cc")
+	wantContains(t, "mcp enable stdout", r.stdout, e.localFile(), want)
+	r = e.must(exitOK, "servers")
+	wantContains(t, "servers stdout", r.stdout, "untrusted", want)
+	r = e.must(exitUsage, "mcp", "test", "cc")
+	wantContains(t, "mcp test stderr", r.stderr, want)
+	for _, out := range []string{r.stdout + r.stderr, e.must(exitOK, "servers").stdout} {
+		wantNotContains(t, "output", out, "trust "+filepath.Join(e.global, "local"))
+	}
+}
+
 // mcp list and mcp get show a server's whole command line: an argument
 // with a newline is written $'...\n...' (nothing hides on a line of its
 // own), and the value after a --token-like flag is masked.

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
-	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/gateway"
 	"github.com/mcphost/mcphost/internal/gctune"
@@ -71,7 +70,8 @@ balancer can route each session to its replica (README: "Several replicas").
 
 Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
 held in the environment variable NAME, --auth-token-keychain NAME the one kept
-in the OS keychain ("mcphost secret set NAME"); both repeatable, the caller is
+by "mcphost secret set NAME" (the OS keychain or mcphost's secret file, see
+--secret-store); both repeatable, the caller is
 named token:NAME in policy input. --jwt-issuer URL accepts JWT access tokens of
 that issuer (signature against its JWKS, issuer, audience = --resource-url,
 expiry), advertised in the protected resource metadata so that clients can log
@@ -92,7 +92,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions (any replica answers any request)")
 	fl.StringVar(&f.replicaID, "replica-id", "", "begin session IDs with NAME. so that a load balancer can route each session to its replica")
 	fl.StringArrayVar(&f.tokenEnvs, "auth-token-env", nil, "accept the bearer token in environment variable NAME (repeatable)")
-	fl.StringArrayVar(&f.tokenKeychain, "auth-token-keychain", nil, `accept the bearer token kept in the OS keychain as NAME ("mcphost secret set NAME"; repeatable)`)
+	fl.StringArrayVar(&f.tokenKeychain, "auth-token-keychain", nil, `accept the bearer token kept as the secret NAME ("mcphost secret set NAME"; repeatable)`)
 	fl.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --http address without incoming authentication")
 	fl.StringVar(&f.resourceURL, "resource-url", "", "public URL of /mcp, for the protected resource metadata")
 	fl.StringArrayVar(&f.authServers, "authorization-server", nil, "issuer whose tokens are accepted, advertised to clients (repeatable)")
@@ -131,12 +131,13 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 			tokens[strings.ToLower(name)] = v
 		}
 		for _, name := range f.tokenKeychain {
-			v, err := authn.Secret(name)
-			if errors.Is(err, authn.ErrNoSecret) {
-				return usageError("--auth-token-keychain %s: %v", name, err)
-			}
+			store, err := a.secretStoreOf()
 			if err != nil {
-				return usageError("--auth-token-keychain %s: %v (on a machine without a keychain, give the token with --auth-token-env)", name, err)
+				return err
+			}
+			v, err := store.Secret(name)
+			if err != nil {
+				return usageError("--auth-token-keychain %s: %v", name, err)
 			}
 			if len(v) < 16 {
 				return usageError("--auth-token-keychain %s: the secret must be a token of at least 16 characters", name)

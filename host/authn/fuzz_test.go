@@ -229,3 +229,48 @@ func FuzzCallbackQuery(f *testing.F) {
 		}
 	})
 }
+
+// The secret file may be damaged or edited by hand: whatever it holds,
+// reading it neither panics nor quotes a value, and a file it accepts
+// stays writable and keeps its secrets.
+func FuzzSecretFileRead(f *testing.F) {
+	good, _ := json.Marshal(secretFileDoc{Version: 1, Secrets: map[string]string{"a": fuzzSecret, "b": fuzzSecret + "-b"}})
+	for _, seed := range []string{
+		string(good),
+		strings.Replace(string(good), `"version":1`, `"version":7`, 1),
+		string(good[:len(good)/2]),
+		`{"version":1,"secrets":{"a":"` + fuzzSecret + `" ` + fuzzSecret + `}}`,
+		`{"version":1,"secrets":{"a":["` + fuzzSecret + `"]}}`,
+		`{"version":1,"secrets":{"a":1}}`,
+		`{"version":1,"secrets":{"a":null}}`,
+		`{"version":1,"secrets":null}`,
+		`{"version":1}`,
+		`null`, `[]`, `"` + fuzzSecret + `"`, ``, "\x00\xff\xfe",
+	} {
+		f.Add([]byte(seed))
+	}
+	path := filepath.Join(f.TempDir(), "secrets.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sf := &SecretFile{Path: path}
+		v, err := sf.Secret("a")
+		if err != nil && !errors.Is(err, ErrNoSecret) {
+			if strings.Contains(err.Error(), fuzzSecret) {
+				t.Fatalf("the error quotes a secret: %v", err)
+			}
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("the error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := sf.SetSecret("other", "x"); err != nil {
+			t.Fatalf("a file Secret accepts cannot be written: %v", err)
+		}
+		again, err := sf.Secret("a")
+		if again != v || (err == nil) != (v != "") {
+			t.Fatalf("secret changed by a rewrite: %q, then %q %v", v, again, err)
+		}
+	})
+}

@@ -70,6 +70,8 @@ type storeFile struct {
 	Servers map[string]*Record `json:"servers"`
 }
 
+func (sf *storeFile) fileVersion() int { return sf.Version }
+
 // FileStore keeps records in one JSON file (mode 0600, written atomically
 // under a lock): {"version": 1, "servers": {"<id>": {...}}}.
 type FileStore struct{ Path string }
@@ -85,20 +87,18 @@ func DefaultFilePath() (string, error) {
 
 func (f *FileStore) Name() string { return "file " + f.Path }
 
+func (f *FileStore) file() privateFile {
+	return privateFile{path: f.Path, what: "token file", fix: "remove it and log in again"}
+}
+
 func (f *FileStore) read() (*storeFile, error) {
-	data, err := safefile.ReadFile(f.Path, maxStoreBytes)
-	if errors.Is(err, os.ErrNotExist) {
-		return &storeFile{Version: storeVersion, Servers: map[string]*Record{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("authn: token file %s: %w", f.Path, err)
-	}
 	var sf storeFile
-	if err := json.Unmarshal(data, &sf); err != nil {
-		return nil, fmt.Errorf("authn: token file %s is not valid JSON (%v); remove it and log in again", f.Path, jsonErrorWithoutValues(err))
+	exists, err := f.file().read(&sf)
+	if err != nil {
+		return nil, err
 	}
-	if sf.Version != storeVersion {
-		return nil, fmt.Errorf("authn: token file %s has version %d, this mcphost reads version %d", f.Path, sf.Version, storeVersion)
+	if !exists {
+		sf.Version = storeVersion
 	}
 	if sf.Servers == nil {
 		sf.Servers = map[string]*Record{}
@@ -129,24 +129,14 @@ func (f *FileStore) Load(id string) (*Record, error) {
 }
 
 func (f *FileStore) modify(fn func(*storeFile)) error {
-	unlock, err := safefile.Lock(f.Path, storeLockWait)
-	if err != nil {
-		return fmt.Errorf("authn: token file: %w", err)
-	}
-	defer unlock()
-	sf, err := f.read()
-	if err != nil {
-		return err
-	}
-	fn(sf)
-	data, err := json.MarshalIndent(sf, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := safefile.WriteAtomicPrivate(f.Path, append(data, '\n')); err != nil {
-		return fmt.Errorf("authn: writing token file %s: %w", f.Path, err)
-	}
-	return nil
+	return f.file().update(func() (versioned, error) {
+		sf, err := f.read()
+		if err != nil {
+			return nil, err
+		}
+		fn(sf)
+		return sf, nil
+	})
 }
 
 func (f *FileStore) Save(id string, r *Record) error {
@@ -260,9 +250,16 @@ func (k *KeyringStore) Lock() (func(), error) {
 
 // keyringWorks probes the keychain once: a lookup of an item that does not
 // exist answers ErrNotFound where a keychain is there.
-func keyringWorks() bool {
+func keyringWorks() bool { return keyringProbe() == nil }
+
+// keyringProbe is keyringWorks with the reason it does not (go-keyring's
+// error: no secret in it).
+func keyringProbe() error {
 	_, err := withTimeout(func() (string, error) { return keyring.Get(keyringService, "mcphost-probe") })
-	return errors.Is(err, keyring.ErrNotFound) || err == nil
+	if err == nil || errors.Is(err, keyring.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // OpenStore returns the store named by kind: "keyring", "file", or "auto"

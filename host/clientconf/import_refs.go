@@ -200,7 +200,7 @@ func (r *entryReader) input(field, id string, expands bool) (string, string) {
 		}
 		name := SecretName(r.source, r.im.Entry.ID, id)
 		r.im.addInput(Input{ID: id, Description: in.Description, Password: true, Secret: name})
-		r.im.convertf("${input:%s} → ${secret:%s} (asked once, kept in the OS keychain)", id, name)
+		r.im.convertf("${input:%s} → ${secret:%s} (a password: kept as an mcphost secret)", id, name)
 		return "${secret:" + name + "}", ""
 	}
 	r.im.addInput(Input{ID: id, Description: in.Description, Default: in.Default, Options: in.Options})
@@ -279,6 +279,6 @@ func SecretName(source, serverID, what string) string {
 func (r *entryReader) keepSecret(what, value string) string {
 	name := SecretName(r.source, r.im.Entry.ID, what)
 	r.im.addInput(Input{Description: fmt.Sprintf("%s of server %s", what, r.im.Entry.ID), Password: true, Secret: name, Value: value})
-	r.im.convertf("%s: kept in the OS keychain as %s, referenced as ${secret:%s}", what, name, name)
+	r.im.convertf("%s: kept as the mcphost secret %s, referenced as ${secret:%s}", what, name, name)
 	return "${secret:" + name + "}"
 }

@@ -71,7 +71,7 @@ func importCases() []importCase {
 				converted: []string{"${workspaceFolder} → /home/alice/src/app", "envFile → env_file"}},
 			"user/oauth-server": {entry: config.ServerEntry{URL: "https://api.example.com/mcp",
 				OAuth: map[string]any{"client_id": "my-client", "client_secret": ref("cursor/mcp.json", "oauth-server", "client_secret"), "scopes": []any{"read", "write"}}},
-				converted: []string{"auth → oauth", "kept in the OS keychain as oauth-server.client_secret"},
+				converted: []string{"auth → oauth", "kept as the mcphost secret oauth-server.client_secret"},
 				inputs:    []Input{{Description: "client_secret of server oauth-server", Password: true, Secret: secret("cursor/mcp.json", "oauth-server", "client_secret")}}},
 			"user/sse-server": {entry: config.ServerEntry{Transport: "sse", URL: "http://localhost:8000/sse"}},
 		}},

@@ -131,6 +131,10 @@ type Server struct {
 	// only switch a server off), so it does not make a server untrusted.
 	// Err stays nil for an untrusted entry; show UntrustedHint instead.
 	Untrusted bool
+	// ProjectDir is, for an Untrusted entry, the project directory to
+	// trust. Source may be another file: a local override that switches
+	// the project's server on lives in the user's config directory.
+	ProjectDir string
 	// Err is a problem with this entry (bad id, missing command, bad duration,
 	// unset variable...). The server is not started; the message names the
 	// file, the server and the field.

@@ -247,6 +247,7 @@ func decodeServer(ms *mergedServer, layers []*layer, lk lookups, workDir string,
 		Source:          layers[ms.source].source,
 		Scope:           scopeOfKind(layers[ms.source].kind),
 		Untrusted:       ms.untrusted,
+		ProjectDir:      ms.projectDir,
 	}
 	d.errs = append(d.errs, ms.errs...)
 	if err := CheckServerID(ms.id); err != nil {

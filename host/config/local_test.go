@@ -156,6 +156,14 @@ func TestLocalOverrideKeepsProjectUntrusted(t *testing.T) {
 	if !repo.Enabled || !repo.Untrusted || repo.Command != "repo-cmd" {
 		t.Fatalf("repo = %+v", repo)
 	}
+	// The entry's source is now the local file, in the user's config
+	// directory; what is to trust is still the project.
+	if repo.ProjectDir != e.work {
+		t.Errorf("ProjectDir = %q, want the project %q", repo.ProjectDir, e.work)
+	}
+	if hint := repo.UntrustedHint(); !strings.Contains(hint, "mcphost trust "+e.work) || strings.Contains(hint, e.global) {
+		t.Errorf("hint names the wrong directory: %s", hint)
+	}
 }
 
 func TestSetEnabledUserScopeRefusesOverrides(t *testing.T) {

@@ -16,6 +16,9 @@ type mergedServer struct {
 	// untrusted: an untrusted project layer contributed more than
 	// "enabled: false" (switching a server off needs no trust).
 	untrusted bool
+	// projectDir is the directory of the untrusted project layer: what
+	// to trust, whichever layer defined the id last.
+	projectDir string
 }
 
 // mergeServers merges the layers' entries by id: maps (env, headers, tools)
@@ -62,7 +65,7 @@ func mergeServers(layers []*layer, warn func(string, ...any)) []*mergedServer {
 			ms.source = li
 			ms.errs = append(ms.errs, e.errs...)
 			if l.untrusted && !onlyDisables(e.fields) {
-				ms.untrusted = true
+				ms.untrusted, ms.projectDir = true, l.dir
 			}
 			mergeInto(ms.fields, e.fields, "", li, ms.origins)
 		}

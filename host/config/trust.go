@@ -48,6 +48,19 @@ func UntrustedHint(dir string) string {
 	return fmt.Sprintf("project servers in %s are not trusted yet: run \"mcphost trust %s\" to start them", dir, arg)
 }
 
+// UntrustedHint is the message to show for s when it is Untrusted: it names
+// s.ProjectDir (for a Server built without it, the directory of Source).
+func (s *Server) UntrustedHint() string {
+	dir := s.ProjectDir
+	if dir == "" {
+		dir = "."
+		if s.Source != "" {
+			dir = filepath.Dir(s.Source)
+		}
+	}
+	return UntrustedHint(dir)
+}
+
 // hashProject hashes the project files in their fixed order: for each file
 // that exists, its name, its length and its content (the length makes the
 // encoding unambiguous).
