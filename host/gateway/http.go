@@ -72,14 +72,7 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 		prmPath := "/.well-known/oauth-protected-resource/mcp"
 		mux.Handle(prmPath, prmHandler(o))
 		mux.Handle("/.well-known/oauth-protected-resource", prmHandler(o))
-		protect = func(h http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				auth.RequireBearerToken(o.Verifier, &auth.RequireBearerTokenOptions{
-					ResourceMetadataURL: baseURL(r, o) + prmPath,
-					Scopes:              o.Scopes,
-				})(h).ServeHTTP(w, r)
-			})
-		}
+		protect = requireToken(o, prmPath)
 	}
 	limit := newRateLimiter(o.RateLimit, o.Burst)
 	mux.Handle("/mcp", protect(limit.wrap(streamable)))
@@ -101,6 +94,23 @@ func eventStore(stateless bool) mcp.EventStore {
 	// Resumable streams: a client that lost its SSE stream gets what it
 	// missed (bounded in memory; see boundedEvents).
 	return newBoundedEvents(defaultEventBudget)
+}
+
+// requireToken refuses a request without a valid bearer token, with a 401
+// that points at the protected resource metadata.
+func requireToken(o HTTPOptions, prmPath string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth.RequireBearerToken(o.Verifier, &auth.RequireBearerTokenOptions{
+				ResourceMetadataURL: baseURL(r, o) + prmPath,
+				Scopes:              o.Scopes,
+				// go-sdk compares the expiry with no skew by default:
+				// a JWT the verifier accepts within its leeway would be
+				// refused here.
+				ClockSkew: jwtLeeway,
+			})(h).ServeHTTP(w, r)
+		})
+	}
 }
 
 // limitBody caps request bodies (the legacy SSE handler has no cap of its
