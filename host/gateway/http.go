@@ -53,7 +53,7 @@ const DefaultMaxBodyBytes = 16 << 20
 // metadata at /.well-known/oauth-protected-resource when tokens are
 // verified. Cross-origin browser requests are refused (DNS rebinding, CSRF)
 // unless trusted; a Host header that is not localhost on a loopback
-// address is refused too.
+// address is refused too, on every path (see checkHost).
 func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
@@ -84,7 +84,36 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 			return nil, fmt.Errorf("gateway: trusted origin %q: %w", origin, err)
 		}
 	}
-	return cop.Handler(mux), nil
+	return checkHost(cop.Handler(mux)), nil
+}
+
+// checkHost refuses, on every path, a request that reached a loopback
+// address under a Host that is not loopback: a web page whose name was
+// rebound to 127.0.0.1 (DNS rebinding) must get nothing, not even the
+// metadata, and the foreign name is not repeated back.
+func checkHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && IsLoopback(local.String()) && !loopbackHost(r.Host) {
+			http.Error(w, "gateway: the Host header does not name this machine (loopback); use http://localhost or http://127.0.0.1", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header (with or without a port)
+// names the loopback interface.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func eventStore(stateless bool) mcp.EventStore {
@@ -124,7 +153,11 @@ func limitBody(h http.Handler, max int64) http.Handler {
 	})
 }
 
-// baseURL is the public base URL of the gateway.
+// baseURL is the public base URL of the gateway: from ResourceURL, else
+// the loopback Host the request named (checkHost let only such through on
+// a loopback address), else the address the request arrived on. A Host
+// header beyond loopback is the client's word, and is never repeated in
+// the metadata or the 401 (give ResourceURL for the public name).
 func baseURL(r *http.Request, o HTTPOptions) string {
 	if o.ResourceURL != "" {
 		return strings.TrimSuffix(strings.TrimSuffix(o.ResourceURL, "/"), "/mcp")
@@ -133,7 +166,13 @@ func baseURL(r *http.Request, o HTTPOptions) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if loopbackHost(r.Host) {
+		return scheme + "://" + r.Host
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return scheme + "://" + local.String()
+	}
+	return scheme + "://localhost"
 }
 
 func prmHandler(o HTTPOptions) http.Handler {
