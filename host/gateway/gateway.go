@@ -253,11 +253,19 @@ func objectSchema(s any) bool {
 
 func (g *Gateway) syncResources() {
 	seenR, seenT := map[string]bool{}, map[string]bool{}
+	// Truncated results stay readable through the gateway, always by
+	// the gateway's own template: mcphost:// is never a backend's (the
+	// host leaves out what backends list under it; so does this).
+	seenT[resultsTemplate] = true
+	g.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "mcphost-results", URITemplate: resultsTemplate, MIMEType: "application/json",
+		Description: "Full results of calls that mcphost truncated",
+	}, g.readResource(host.ResultsServer))
 	rs, ts := g.h.ListedResources("")
 	for _, r := range rs {
-		// Stored full results are served by the template below, not
+		// Stored full results are served by the template above, not
 		// listed one by one.
-		if r.Resource == nil || r.Server == host.ResultsServer || seenR[r.URI] {
+		if r.Resource == nil || r.Server == host.ResultsServer || host.OwnURI(r.URI) || seenR[r.URI] {
 			continue // the first server listing a URI serves it
 		}
 		seenR[r.URI] = true
@@ -265,20 +273,12 @@ func (g *Gateway) syncResources() {
 		g.srv.AddResource(&res, g.readResource(r.Server))
 	}
 	for _, t := range ts {
-		if t.ResourceTemplate == nil || seenT[t.URITemplate] {
+		if t.ResourceTemplate == nil || host.OwnURITemplate(t.URITemplate) || seenT[t.URITemplate] {
 			continue
 		}
 		seenT[t.URITemplate] = true
 		tmpl := *t.ResourceTemplate
 		g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server))
-	}
-	// Truncated results stay readable through the gateway.
-	if !seenT[resultsTemplate] {
-		seenT[resultsTemplate] = true
-		g.srv.AddResourceTemplate(&mcp.ResourceTemplate{
-			Name: "mcphost-results", URITemplate: resultsTemplate, MIMEType: "application/json",
-			Description: "Full results of calls that mcphost truncated",
-		}, g.readResource(host.ResultsServer))
 	}
 	var goneR, goneT []string
 	for u := range g.resources {
