@@ -36,6 +36,8 @@ type Gateway struct {
 	metrics *Metrics
 	audit   *AuditLog
 	trace   trace.Tracer // nil: no traces
+	// newSessionID names /sse sessions as go-sdk names /mcp ones.
+	newSessionID func() string
 
 	mu        sync.Mutex
 	tools     map[string]bool // public names registered on srv
@@ -127,7 +129,11 @@ func New(h *host.Host, opts Options) *Gateway {
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 		GetSessionID:       sessionIDs(opts.ReplicaID),
 	})
-	g.srv.AddReceivingMiddleware(g.relay.endUnanswered)
+	g.srv.AddReceivingMiddleware(g.relay.endUnanswered, registerSessions)
+	g.newSessionID = sessionIDs(opts.ReplicaID)
+	if g.newSessionID == nil {
+		g.newSessionID = rand.Text
+	}
 	return g
 }
 

@@ -43,6 +43,18 @@ type HTTPOptions struct {
 	// how many at once (default: one second's worth).
 	RateLimit float64
 	Burst     int
+	// SessionIdleTimeout closes a session no request has used for that
+	// long (default DefaultSessionIdleTimeout).
+	SessionIdleTimeout time.Duration
+	// MaxSessionsPerCaller and MaxSessions bound the open sessions of
+	// Streamable HTTP and SSE together, per caller (its token's identity,
+	// else its address) and in all (defaults DefaultMaxSessionsPerCaller
+	// and DefaultMaxSessions). Over a bound, the least recently used idle
+	// session is closed (its client gets 404 and initialises again); with
+	// none idle the new session is refused (429 for the caller's bound,
+	// 503 for the total).
+	MaxSessionsPerCaller int
+	MaxSessions          int
 }
 
 // DefaultMaxBodyBytes is the default cap of a request body.
@@ -59,13 +71,18 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	getServer := func(*http.Request) *mcp.Server { return g.srv }
-	streamable := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+	bounds := newSessions(o.MaxSessionsPerCaller, o.MaxSessions, o.SessionIdleTimeout)
+	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		EventStore:          eventStore(o.Stateless),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
-		SessionTimeout:      30 * time.Minute,
+		// No SessionTimeout: bounds closes idle sessions, and must
+		// know which are open.
 	})
-	sse := mcp.NewSSEHandler(getServer, nil)
+	if !o.Stateless {
+		streamable = bounds.streamable(streamable)
+	}
+	sse := &sseHandler{srv: g.srv, sessions: bounds, newID: g.newSessionID, maxBody: o.MaxBodyBytes, open: map[string]*sseSession{}}
 	mux := http.NewServeMux()
 	var protect func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
 	if o.Verifier != nil {
@@ -76,8 +93,8 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 	}
 	limit := newRateLimiter(o.RateLimit, o.Burst)
 	mux.Handle("/mcp", protect(limit.wrap(streamable)))
-	mux.Handle("/sse", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
-	mux.Handle("/sse/", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
+	mux.Handle("/sse", protect(limit.wrap(sse)))
+	mux.Handle("/sse/", protect(limit.wrap(sse)))
 	cop := http.NewCrossOriginProtection()
 	for _, origin := range o.TrustedOrigins {
 		if err := cop.AddTrustedOrigin(origin); err != nil {
@@ -140,17 +157,6 @@ func requireToken(o HTTPOptions, prmPath string) func(http.Handler) http.Handler
 			})(h).ServeHTTP(w, r)
 		})
 	}
-}
-
-// limitBody caps request bodies (the legacy SSE handler has no cap of its
-// own).
-func limitBody(h http.Handler, max int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, max)
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // baseURL is the public base URL of the gateway: from ResourceURL, else
