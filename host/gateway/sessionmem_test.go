@@ -9,8 +9,9 @@ import (
 )
 
 // What an idle Streamable HTTP session costs the gateway: the live heap
-// after b.N sessions are initialised and left idle, less the live heap
-// before, per session (B/session). Run with a fixed count, e.g.
+// and goroutine stacks after b.N sessions are initialised and left idle,
+// less those before, per session (B/session), and its goroutines. Run
+// with a fixed count, e.g.
 //
 //	go test -run='^$' -bench=IdleSessionMemory -benchtime=2000x ./host/gateway/
 func BenchmarkIdleSessionMemory(b *testing.B) {
@@ -21,7 +22,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	if _, err := openRawSession(hc, url); err != nil {
 		b.Fatal(err)
 	}
-	before := liveHeap()
+	before, goroutines := liveHeap(), runtime.NumGoroutine()
 	b.ResetTimer()
 	for range b.N {
 		if _, err := openRawSession(hc, url); err != nil {
@@ -30,6 +31,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(liveHeap()-before)/float64(b.N), "B/session")
+	b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/float64(b.N), "goroutines/session")
 }
 
 func liveHeap() int64 {
@@ -37,5 +39,5 @@ func liveHeap() int64 {
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
+	return int64(m.HeapAlloc + m.StackInuse)
 }
