@@ -228,13 +228,20 @@ func (g *Gateway) syncTools() {
 
 // addTool adds t, turning go-sdk's panic on a schema it refuses into an
 // error: a backend's odd schema must not bring the gateway down.
-func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) error {
+	return recovered(func() { srv.AddTool(t, h) })
+}
+
+// recovered runs add, turning go-sdk's panic on what a backend listed (a
+// schema, a URI that does not parse, a template that is not one) into an
+// error. go-sdk's server unlocks with defer, so it is usable after.
+func recovered(add func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	srv.AddTool(t, h)
+	add()
 	return nil
 }
 
@@ -274,17 +281,23 @@ func (g *Gateway) syncResources() {
 		if r.Resource == nil || r.Server == host.ResultsServer || host.OwnURI(r.URI) || seenR[r.URI] {
 			continue // the first server listing a URI serves it
 		}
-		seenR[r.URI] = true
 		res := *r.Resource
-		g.srv.AddResource(&res, g.readResource(r.Server))
+		if err := recovered(func() { g.srv.AddResource(&res, g.readResource(r.Server)) }); err != nil {
+			g.logger.Warn("resource left out", "server", r.Server, "error", err)
+			continue
+		}
+		seenR[r.URI] = true
 	}
 	for _, t := range ts {
 		if t.ResourceTemplate == nil || host.OwnURITemplate(t.URITemplate) || seenT[t.URITemplate] {
 			continue
 		}
-		seenT[t.URITemplate] = true
 		tmpl := *t.ResourceTemplate
-		g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server))
+		if err := recovered(func() { g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server)) }); err != nil {
+			g.logger.Warn("resource template left out", "server", t.Server, "error", err)
+			continue
+		}
+		seenT[t.URITemplate] = true
 	}
 	var goneR, goneT []string
 	for u := range g.resources {
