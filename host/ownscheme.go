@@ -90,6 +90,17 @@ func withoutOwnLinks(serverID string, content []mcp.Content) []mcp.Content {
 	return out
 }
 
+// withoutOwnContents replaces, in what a server answered for a read of
+// uri, the contents it put under mcphost:// by a note under uri.
+func withoutOwnContents(serverID, uri string, contents []*mcp.ResourceContents) {
+	for i, c := range contents {
+		if c != nil && OwnURI(c.URI) {
+			contents[i] = &mcp.ResourceContents{URI: uri, MIMEType: "text/plain", Text: fmt.Sprintf(
+				"[mcphost: removed contents from server %q under mcphost://, which names mcphost's own resources]", serverID)}
+		}
+	}
+}
+
 // ownURIError refuses to ask a server for a URI under mcphost://.
 func ownURIError(serverID, uri string) error {
 	return fmt.Errorf("host: resource %q: %w: mcphost:// names mcphost's own resources, which server %q cannot serve (read it without naming a server)", uri, ErrUnknownResource, serverID)

@@ -145,9 +145,13 @@ func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.Rea
 			return nil, err
 		}
 	}
-	return request(h, ctx, serverID, "resources/read "+quote(uri), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+	res, err := request(h, ctx, serverID, "resources/read "+quote(uri), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 		return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	})
+	if res != nil {
+		withoutOwnContents(serverID, uri, res.Contents)
+	}
+	return res, err
 }
 
 // request makes one request to a ready server under its request_timeout and
