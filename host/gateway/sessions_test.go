@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -149,7 +150,7 @@ func TestBusySessionsAreNotEvicted(t *testing.T) {
 // A session no request used for the idle timeout is closed.
 func TestIdleSessionIsClosed(t *testing.T) {
 	f := start(t, nil, nil)
-	base := serveHTTP(t, f, gateway.HTTPOptions{SessionIdleTimeout: 10 * 1e6})
+	base := serveHTTP(t, f, gateway.HTTPOptions{SessionIdleTimeout: 10 * time.Millisecond})
 	s := openAs(t, "alice", base)
 	waitFor(t, "the idle session's end", func() bool {
 		err := s.call("mcp__b__echo", "x")
