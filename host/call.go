@@ -121,6 +121,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	if err != nil {
 		return nil, s.callError(ctx, callCtx, sess, "tool "+quote(tool.Tool), timeout, err)
 	}
+	if res != nil {
+		// Before the transforms: the truncation's own link to the full
+		// result is mcphost's, the server's are not.
+		res.Content = withoutOwnLinks(tool.Server, res.Content)
+	}
 	return h.applyTransforms(callCtx, tool, args, res)
 }
 

@@ -87,6 +87,7 @@ func (s *server) refreshResources(ctx context.Context, sess *mcp.ClientSession) 
 	if err != nil {
 		return err
 	}
+	res, tmpls = s.withoutOwnResources(res, tmpls)
 	s.mu.Lock()
 	s.resources, s.templates = res, tmpls
 	s.mu.Unlock()

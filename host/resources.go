@@ -132,7 +132,11 @@ func collect[T any](h *Host, ctx context.Context, serverID string,
 // ReadResource reads a resource. With server == "" the server is found from
 // the listed resources, then from the templates whose pattern matches uri.
 func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.ReadResourceResult, error) {
-	if strings.HasPrefix(uri, builtin.ResultURIPrefix) && (serverID == "" || serverID == ResultsServer) {
+	if OwnURI(uri) {
+		// Never a server's to answer, whatever it listed.
+		if serverID != "" && serverID != ResultsServer {
+			return nil, ownURIError(serverID, uri)
+		}
 		return h.readStoredResult(uri)
 	}
 	if serverID == "" {
@@ -141,9 +145,13 @@ func (h *Host) ReadResource(ctx context.Context, serverID, uri string) (*mcp.Rea
 			return nil, err
 		}
 	}
-	return request(h, ctx, serverID, "resources/read "+quote(uri), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+	res, err := request(h, ctx, serverID, "resources/read "+quote(uri), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 		return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	})
+	if res != nil {
+		withoutOwnContents(serverID, uri, res.Contents)
+	}
+	return res, err
 }
 
 // request makes one request to a ready server under its request_timeout and
@@ -260,9 +268,17 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	return request(h, ctx, serverID, "prompt "+quote(prompt), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+	res, err := request(h, ctx, serverID, "prompt "+quote(prompt), func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
 		return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt, Arguments: args})
 	})
+	if res != nil {
+		for _, m := range res.Messages {
+			if m != nil && m.Content != nil {
+				m.Content = withoutOwnLinks(serverID, []mcp.Content{m.Content})[0]
+			}
+		}
+	}
+	return res, err
 }
 
 func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {

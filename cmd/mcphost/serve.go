@@ -49,6 +49,9 @@ type serveFlags struct {
 	rateBurst      int
 	otlp           string
 	forwardLogs    bool
+	sessionIdle    time.Duration
+	maxPerCaller   int
+	maxSessions    int
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -77,6 +80,13 @@ that issuer (signature against its JWKS, issuer, audience = --resource-url,
 expiry), advertised in the protected resource metadata so that clients can log
 in; the subject, scopes and client id reach policies. Listening on a
 non-loopback address without either is refused unless --insecure-no-auth.
+
+HTTP sessions (/mcp and /sse together) are bounded: --max-sessions-per-caller
+per caller (its token's identity, else its address; default 100) and
+--max-sessions in all (default 10000). Over a bound the least recently used
+idle session is closed (its client gets 404 and starts a new one); with none
+idle the new one is refused (429, or 503 for the total). A session no request
+used for --session-idle-timeout (default 30m) is closed.
 
 A policy's "confirm" becomes an elicitation to the calling client (a denial
 for clients that cannot elicit); backends' elicitation, sampling and roots requests
@@ -109,12 +119,18 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
 	fl.Float64Var(&f.rateLimit, "rate-limit", 0, "HTTP requests per second each caller may make (0: no limit); over it, 429")
 	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a caller may make at once (default: one second's worth)")
+	fl.DurationVar(&f.sessionIdle, "session-idle-timeout", gateway.DefaultSessionIdleTimeout, "close an HTTP session (/mcp or /sse) no request has used for this long")
+	fl.IntVar(&f.maxPerCaller, "max-sessions-per-caller", gateway.DefaultMaxSessionsPerCaller, "open HTTP sessions per caller (token identity, else address); over it the caller's least recently used idle one is closed")
+	fl.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "open HTTP sessions in all; over it the least recently used idle one is closed")
 	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages to every client (off: one caller's log lines could reach another)")
 	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
 
 func (a *app) serve(ctx context.Context, f serveFlags) error {
+	if f.sessionIdle <= 0 || f.maxPerCaller <= 0 || f.maxSessions <= 0 {
+		return usageError("--session-idle-timeout, --max-sessions-per-caller and --max-sessions must be positive")
+	}
 	if f.replicaID != "" {
 		if err := gateway.CheckReplicaID(f.replicaID); err != nil {
 			return usageError("--replica-id: %v", err)
@@ -245,6 +261,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		Verifier: verifier, ResourceURL: f.resourceURL, AuthorizationServers: f.authServers,
 		Scopes: f.scopes, MaxBodyBytes: f.maxBody, Stateless: f.stateless, TrustedOrigins: f.origins,
 		RateLimit: f.rateLimit, Burst: f.rateBurst,
+		SessionIdleTimeout: f.sessionIdle, MaxSessionsPerCaller: f.maxPerCaller, MaxSessions: f.maxSessions,
 	})
 	if err != nil {
 		return usageError("%v", err)

@@ -195,6 +195,16 @@ func TestServeRefusesOpenNonLoopback(t *testing.T) {
 	e.must(2, "serve", "--http", "127.0.0.1:0", "--auth-token-env", "SHORT")
 }
 
+// The session bounds must be positive: 0 would be no session at all.
+func TestServeRefusesZeroSessionBounds(t *testing.T) {
+	e := gatewayEnv(t)
+	for _, flag := range []string{"--session-idle-timeout=0s", "--max-sessions-per-caller=0", "--max-sessions=0"} {
+		if r := e.must(2, "serve", "--http", "127.0.0.1:0", flag); !strings.Contains(r.stderr, "must be positive") {
+			t.Fatalf("%s: %s", flag, r)
+		}
+	}
+}
+
 // With --watch, a server added to the configuration reaches the clients of
 // the running gateway, whose session goes on.
 func TestServeWatchAddsServers(t *testing.T) {

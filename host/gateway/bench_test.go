@@ -114,6 +114,10 @@ func BenchmarkGatewayCall(b *testing.B) {
 // benchGateway serves a gateway over HTTP in front of one backend and
 // returns its /mcp URL and the public name of the backend's echo tool.
 func benchGateway(b *testing.B, backend string) (string, string) {
+	return benchGatewayWith(b, backend, gateway.HTTPOptions{})
+}
+
+func benchGatewayWith(b *testing.B, backend string, o gateway.HTTPOptions) (string, string) {
 	sc := &config.Server{ID: "bench", Enabled: true, Source: "bench", StartupTimeout: time.Minute, RequestTimeout: time.Minute}
 	relay := gateway.NewRelay()
 	opts := relay.HostOptions()
@@ -137,7 +141,7 @@ func benchGateway(b *testing.B, backend string) (string, string) {
 	}
 	g := gateway.New(h, gateway.Options{Relay: relay})
 	g.Sync(context.Background())
-	handler, err := g.HTTPHandler(gateway.HTTPOptions{})
+	handler, err := g.HTTPHandler(o)
 	if err != nil {
 		b.Fatal(err)
 	}

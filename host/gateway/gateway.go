@@ -36,6 +36,8 @@ type Gateway struct {
 	metrics *Metrics
 	audit   *AuditLog
 	trace   trace.Tracer // nil: no traces
+	// newSessionID names /sse sessions as go-sdk names /mcp ones.
+	newSessionID func() string
 
 	mu        sync.Mutex
 	tools     map[string]bool // public names registered on srv
@@ -127,7 +129,11 @@ func New(h *host.Host, opts Options) *Gateway {
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 		GetSessionID:       sessionIDs(opts.ReplicaID),
 	})
-	g.srv.AddReceivingMiddleware(g.relay.endUnanswered)
+	g.srv.AddReceivingMiddleware(g.relay.endUnanswered, registerSessions)
+	g.newSessionID = sessionIDs(opts.ReplicaID)
+	if g.newSessionID == nil {
+		g.newSessionID = rand.Text
+	}
 	return g
 }
 
@@ -222,13 +228,20 @@ func (g *Gateway) syncTools() {
 
 // addTool adds t, turning go-sdk's panic on a schema it refuses into an
 // error: a backend's odd schema must not bring the gateway down.
-func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) error {
+	return recovered(func() { srv.AddTool(t, h) })
+}
+
+// recovered runs add, turning go-sdk's panic on what a backend listed (a
+// schema, a URI that does not parse, a template that is not one) into an
+// error. go-sdk's server unlocks with defer, so it is usable after.
+func recovered(add func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	srv.AddTool(t, h)
+	add()
 	return nil
 }
 
@@ -253,32 +266,38 @@ func objectSchema(s any) bool {
 
 func (g *Gateway) syncResources() {
 	seenR, seenT := map[string]bool{}, map[string]bool{}
+	// Truncated results stay readable through the gateway, always by
+	// the gateway's own template: mcphost:// is never a backend's (the
+	// host leaves out what backends list under it; so does this).
+	seenT[resultsTemplate] = true
+	g.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "mcphost-results", URITemplate: resultsTemplate, MIMEType: "application/json",
+		Description: "Full results of calls that mcphost truncated",
+	}, g.readResource(host.ResultsServer))
 	rs, ts := g.h.ListedResources("")
 	for _, r := range rs {
-		// Stored full results are served by the template below, not
+		// Stored full results are served by the template above, not
 		// listed one by one.
-		if r.Resource == nil || r.Server == host.ResultsServer || seenR[r.URI] {
+		if r.Resource == nil || r.Server == host.ResultsServer || host.OwnURI(r.URI) || seenR[r.URI] {
 			continue // the first server listing a URI serves it
 		}
-		seenR[r.URI] = true
 		res := *r.Resource
-		g.srv.AddResource(&res, g.readResource(r.Server))
+		if err := recovered(func() { g.srv.AddResource(&res, g.readResource(r.Server)) }); err != nil {
+			g.logger.Warn("resource left out", "server", r.Server, "error", err)
+			continue
+		}
+		seenR[r.URI] = true
 	}
 	for _, t := range ts {
-		if t.ResourceTemplate == nil || seenT[t.URITemplate] {
+		if t.ResourceTemplate == nil || host.OwnURITemplate(t.URITemplate) || seenT[t.URITemplate] {
+			continue
+		}
+		tmpl := *t.ResourceTemplate
+		if err := recovered(func() { g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server)) }); err != nil {
+			g.logger.Warn("resource template left out", "server", t.Server, "error", err)
 			continue
 		}
 		seenT[t.URITemplate] = true
-		tmpl := *t.ResourceTemplate
-		g.srv.AddResourceTemplate(&tmpl, g.readResource(t.Server))
-	}
-	// Truncated results stay readable through the gateway.
-	if !seenT[resultsTemplate] {
-		seenT[resultsTemplate] = true
-		g.srv.AddResourceTemplate(&mcp.ResourceTemplate{
-			Name: "mcphost-results", URITemplate: resultsTemplate, MIMEType: "application/json",
-			Description: "Full results of calls that mcphost truncated",
-		}, g.readResource(host.ResultsServer))
 	}
 	var goneR, goneT []string
 	for u := range g.resources {

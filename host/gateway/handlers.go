@@ -183,11 +183,16 @@ func toolError(err error) *mcp.CallToolResult {
 // input before it answers.
 func (g *Gateway) readResource(serverID string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		uri := req.Params.URI
-		in := relayIn{what: "resources/read " + uri, server: serverID, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
+		uri, server := req.Params.URI, serverID
+		if host.OwnURI(uri) {
+			// Whatever template matched, mcphost:// is read from
+			// mcphost's own store, never from a backend.
+			server = host.ResultsServer
+		}
+		in := relayIn{what: "resources/read " + uri, server: server, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
 			state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
-			return g.h.ReadResource(ctx, serverID, uri)
+			return g.h.ReadResource(ctx, server, uri)
 		})
 		switch {
 		case err != nil:

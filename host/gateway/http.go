@@ -43,6 +43,18 @@ type HTTPOptions struct {
 	// how many at once (default: one second's worth).
 	RateLimit float64
 	Burst     int
+	// SessionIdleTimeout closes a session no request has used for that
+	// long (default DefaultSessionIdleTimeout).
+	SessionIdleTimeout time.Duration
+	// MaxSessionsPerCaller and MaxSessions bound the open sessions of
+	// Streamable HTTP and SSE together, per caller (its token's identity,
+	// else its address) and in all (defaults DefaultMaxSessionsPerCaller
+	// and DefaultMaxSessions). Over a bound, the least recently used idle
+	// session is closed (its client gets 404 and initialises again); with
+	// none idle the new session is refused (429 for the caller's bound,
+	// 503 for the total).
+	MaxSessionsPerCaller int
+	MaxSessions          int
 }
 
 // DefaultMaxBodyBytes is the default cap of a request body.
@@ -53,45 +65,72 @@ const DefaultMaxBodyBytes = 16 << 20
 // metadata at /.well-known/oauth-protected-resource when tokens are
 // verified. Cross-origin browser requests are refused (DNS rebinding, CSRF)
 // unless trusted; a Host header that is not localhost on a loopback
-// address is refused too.
+// address is refused too, on every path (see checkHost).
 func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	getServer := func(*http.Request) *mcp.Server { return g.srv }
-	streamable := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+	bounds := newSessions(o.MaxSessionsPerCaller, o.MaxSessions, o.SessionIdleTimeout)
+	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		EventStore:          eventStore(o.Stateless),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
-		SessionTimeout:      30 * time.Minute,
+		// No SessionTimeout: bounds closes idle sessions, and must
+		// know which are open.
 	})
-	sse := mcp.NewSSEHandler(getServer, nil)
+	if !o.Stateless {
+		streamable = bounds.streamable(streamable)
+	}
+	sse := &sseHandler{srv: g.srv, sessions: bounds, newID: g.newSessionID, maxBody: o.MaxBodyBytes, open: map[string]*sseSession{}}
 	mux := http.NewServeMux()
 	var protect func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
 	if o.Verifier != nil {
 		prmPath := "/.well-known/oauth-protected-resource/mcp"
 		mux.Handle(prmPath, prmHandler(o))
 		mux.Handle("/.well-known/oauth-protected-resource", prmHandler(o))
-		protect = func(h http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				auth.RequireBearerToken(o.Verifier, &auth.RequireBearerTokenOptions{
-					ResourceMetadataURL: baseURL(r, o) + prmPath,
-					Scopes:              o.Scopes,
-				})(h).ServeHTTP(w, r)
-			})
-		}
+		protect = requireToken(o, prmPath)
 	}
 	limit := newRateLimiter(o.RateLimit, o.Burst)
 	mux.Handle("/mcp", protect(limit.wrap(streamable)))
-	mux.Handle("/sse", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
-	mux.Handle("/sse/", protect(limit.wrap(limitBody(sse, o.MaxBodyBytes))))
+	mux.Handle("/sse", protect(limit.wrap(sse)))
+	mux.Handle("/sse/", protect(limit.wrap(sse)))
 	cop := http.NewCrossOriginProtection()
 	for _, origin := range o.TrustedOrigins {
 		if err := cop.AddTrustedOrigin(origin); err != nil {
 			return nil, fmt.Errorf("gateway: trusted origin %q: %w", origin, err)
 		}
 	}
-	return cop.Handler(mux), nil
+	return checkHost(cop.Handler(mux)), nil
+}
+
+// checkHost refuses, on every path, a request that reached a loopback
+// address under a Host that is not loopback: a web page whose name was
+// rebound to 127.0.0.1 (DNS rebinding) must get nothing, not even the
+// metadata, and the foreign name is not repeated back.
+func checkHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && IsLoopback(local.String()) && !loopbackHost(r.Host) {
+			http.Error(w, "gateway: the Host header does not name this machine (loopback); use http://localhost or http://127.0.0.1", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header (with or without a port)
+// names the loopback interface.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func eventStore(stateless bool) mcp.EventStore {
@@ -103,18 +142,28 @@ func eventStore(stateless bool) mcp.EventStore {
 	return newBoundedEvents(defaultEventBudget)
 }
 
-// limitBody caps request bodies (the legacy SSE handler has no cap of its
-// own).
-func limitBody(h http.Handler, max int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, max)
-		}
-		h.ServeHTTP(w, r)
-	})
+// requireToken refuses a request without a valid bearer token, with a 401
+// that points at the protected resource metadata.
+func requireToken(o HTTPOptions, prmPath string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth.RequireBearerToken(o.Verifier, &auth.RequireBearerTokenOptions{
+				ResourceMetadataURL: baseURL(r, o) + prmPath,
+				Scopes:              o.Scopes,
+				// go-sdk compares the expiry with no skew by default:
+				// a JWT the verifier accepts within its leeway would be
+				// refused here.
+				ClockSkew: jwtLeeway,
+			})(h).ServeHTTP(w, r)
+		})
+	}
 }
 
-// baseURL is the public base URL of the gateway.
+// baseURL is the public base URL of the gateway: from ResourceURL, else
+// the loopback Host the request named (checkHost let only such through on
+// a loopback address), else the address the request arrived on. A Host
+// header beyond loopback is the client's word, and is never repeated in
+// the metadata or the 401 (give ResourceURL for the public name).
 func baseURL(r *http.Request, o HTTPOptions) string {
 	if o.ResourceURL != "" {
 		return strings.TrimSuffix(strings.TrimSuffix(o.ResourceURL, "/"), "/mcp")
@@ -123,7 +172,13 @@ func baseURL(r *http.Request, o HTTPOptions) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if loopbackHost(r.Host) {
+		return scheme + "://" + r.Host
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return scheme + "://" + local.String()
+	}
+	return scheme + "://localhost"
 }
 
 func prmHandler(o HTTPOptions) http.Handler {

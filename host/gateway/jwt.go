@@ -38,7 +38,10 @@ const (
 	maxJWKSBytes  = 1 << 20
 	jwksTTL       = 10 * time.Minute
 	jwksMinReload = 30 * time.Second // at most this often for an unknown kid
-	jwtLeeway     = 30 * time.Second
+	// jwtLeeway is the clock skew allowed on exp, nbf and iat; the HTTP
+	// layer allows it on every token's expiry too (requireToken), so
+	// that what the verifier accepts is served.
+	jwtLeeway = 30 * time.Second
 )
 
 // NewJWTVerifier verifies JWT access tokens against the issuer's keys:
@@ -52,14 +55,15 @@ func NewJWTVerifier(o JWTOptions) (auth.TokenVerifier, error) {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	ks := &keySet{o: o}
+	ks := &keySet{o: o, now: time.Now}
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return ks.verify(ctx, token)
 	}, nil
 }
 
 type keySet struct {
-	o JWTOptions
+	o   JWTOptions
+	now func() time.Time // the package's tests set their own clock
 
 	mu        sync.Mutex
 	keys      *jose.JSONWebKeySet
@@ -100,7 +104,7 @@ func (k *keySet) verify(ctx context.Context, token string) (*auth.TokenInfo, err
 		}
 		extra.Scope = alt.Scp
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: k.o.Issuer, AnyAudience: jwt.Audience{k.o.Audience}, Time: time.Now()}, jwtLeeway); err != nil {
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: k.o.Issuer, AnyAudience: jwt.Audience{k.o.Audience}, Time: k.now()}, jwtLeeway); err != nil {
 		return nil, invalid("%v", err)
 	}
 	if std.Expiry == nil {
@@ -131,7 +135,7 @@ func (k *keySet) verify(ctx context.Context, token string) (*auth.TokenInfo, err
 func (k *keySet) key(ctx context.Context, kid, alg string) (any, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	now := time.Now()
+	now := k.now()
 	due := k.attempted.IsZero() || now.Sub(k.fetched) > jwksTTL || (k.keys != nil && len(k.keys.Key(kid)) == 0)
 	if due && (k.attempted.IsZero() || now.Sub(k.attempted) > jwksMinReload) {
 		// A fetch is tried at most every jwksMinReload, whatever the
