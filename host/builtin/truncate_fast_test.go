@@ -11,7 +11,7 @@ import (
 )
 
 // truncateWouldKeep is what Truncate decides by decoding: the result is a
-// JSON object whose text items hold at most max bytes together.
+// JSON object whose longest encoding is at most max bytes.
 func truncateWouldKeep(data []byte, max int) bool {
 	var result map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -19,14 +19,7 @@ func truncateWouldKeep(data []byte, max int) bool {
 	if dec.Decode(&result) != nil || result == nil {
 		return false
 	}
-	content, _ := result["content"].([]any)
-	total := 0
-	for _, c := range content {
-		if text, ok := textOf(c); ok {
-			total += len(text)
-		}
-	}
-	return total <= max
+	return encodedLen(result, max) <= max
 }
 
 // withinLimit never passes a result that decoding would truncate or
