@@ -106,3 +106,32 @@ func TestTruncateBoundsEveryContentKind(t *testing.T) {
 		t.Fatalf("content kept: %v, want %v<id>", kinds, want)
 	}
 }
+
+// The envelope holds in the worst case: every kind of part left out, long
+// names, counts of many digits. It leaves room for the note the gateway
+// adds to a schema tool's result that lost its structuredContent.
+func TestTruncateEnvelopeWorstCase(t *testing.T) {
+	huge := strings.Repeat("<", 1<<20)
+	in, _ := json.Marshal(map[string]any{
+		"content": []any{
+			map[string]any{"type": "text", "text": huge},
+			map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"},
+		},
+		"structuredContent": map[string]any{"x": 1},
+		"_meta":             map[string]any{"x": 1},
+		"isError":           true,
+		"extra":             1,
+	})
+	long := strings.Repeat("\x00<é", 1000)
+	for _, store := range []*ResultStore{NewResultStore(0), NewResultStore(10)} {
+		resp, err := Truncate{MaxBytes: 1, Store: store}.TransformResult(context.Background(),
+			&abi.TransformResultRequest{Server: long, Tool: long, Result: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const gatewayNote = 300
+		if len(resp.Result)-1 > TruncateEnvelopeBytes-gatewayNote {
+			t.Errorf("an envelope of %d bytes: %s", len(resp.Result)-1, resp.Result)
+		}
+	}
+}

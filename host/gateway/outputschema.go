@@ -9,9 +9,8 @@ import (
 
 // missingStructuredNote tells the model why a result it can read is an
 // error.
-const missingStructuredNote = "[mcphost: this result has no structuredContent (results.max_bytes left it out, or the server or a transform gave none), " +
-	"so it is sent as an error: the tool declares an outputSchema, and clients refuse a success without structuredContent. " +
-	"The tool itself did not fail.]"
+const missingStructuredNote = "[mcphost: sent as an error because the tool declares an outputSchema and this result has no structuredContent " +
+	"(results.max_bytes may have left it out); the tool itself did not fail]"
 
 // structuredOrError serves a tool that declares an outputSchema. The MCP
 // specification says its results must carry structuredContent, and the

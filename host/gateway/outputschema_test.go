@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -42,6 +43,10 @@ func TestResultWithoutStructuredContentIsAnErrorForSchemaTools(t *testing.T) {
 	}
 	if res.StructuredContent != nil || !strings.Contains(text, "left out: structuredContent") || !strings.Contains(text, "outputSchema") {
 		t.Errorf("want structuredContent left out and the reason given; got %v, %q", res.StructuredContent, text)
+	}
+	// The note is within the envelope max_bytes allows for.
+	if b, _ := json.Marshal(res); len(b) > 20+builtin.TruncateEnvelopeBytes {
+		t.Errorf("%d bytes for max_bytes 20: %s", len(b), b)
 	}
 
 	// A tool without an outputSchema needs no structuredContent: its
