@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -86,98 +87,15 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 		}
 	}
 
-	room := t.MaxBytes
-	out := map[string]any{}
-	var leftOut []string
-	// field keeps a top-level part whole if it fits: key, colon, value and
-	// the comma after it (content always comes first).
-	field := func(key string, v any) bool {
-		size := stringLen(key, room) + 1 + encodedLen(v, room) + 1
-		if size > room {
-			return false
-		}
-		room -= size
-		out[key] = v
-		return true
-	}
-	if sc, ok := result["structuredContent"]; ok && !field("structuredContent", sc) {
-		leftOut = append(leftOut, "structuredContent")
-	}
-	if meta, ok := result["_meta"]; ok && !field("_meta", meta) {
-		leftOut = append(leftOut, "_meta")
-	}
-	others := 0
-	for _, key := range sortedKeys(result) {
-		switch key {
-		case "content", "structuredContent", "isError", "_meta":
-			continue
-		}
-		if !field(key, result[key]) {
-			others++
-		}
-	}
-	// Content items, each with the comma after it: first those that
-	// cannot be cut, then the texts, which share what remains.
-	keep := make([]bool, len(content))
-	itemsLeft := 0
-	for i, c := range content {
-		if textHolder(c) != nil {
-			continue
-		}
-		if size := encodedLen(c, room) + 1; size <= room {
-			room -= size
-			keep[i] = true
-		} else {
-			itemsLeft++
-		}
-	}
-	shown, total := 0, 0
-	for i, c := range content {
-		holder := textHolder(c)
-		if holder == nil {
-			continue
-		}
-		n := len(holder["text"].(string))
-		total += n
-		if size := encodedLen(c, room) + 1; size > room {
-			if n = cutText(c, holder, room-1); n == 0 {
-				itemsLeft++
-				continue
-			}
-		}
-		room -= encodedLen(c, room) + 1
-		keep[i] = true
-		shown += n
-	}
-	if itemsLeft > 0 {
-		leftOut = append(leftOut, plural(itemsLeft, "content item"))
-	}
-	if others > 0 {
-		leftOut = append(leftOut, plural(others, "other field"))
-	}
-	kept := make([]any, 0, len(content)+2)
-	for i, c := range content {
-		if keep[i] {
-			kept = append(kept, c)
-		}
-	}
-
-	marker := fmt.Sprintf("\n[truncated by mcphost: showing %d of %d bytes of text", shown, total)
-	if len(leftOut) > 0 {
-		marker += "; left out: " + strings.Join(leftOut, ", ")
-	}
-	switch {
-	case uri != "":
-		marker += "; the full result is the resource " + uri
-	case t.Store != nil:
-		marker += "; the full result could not be kept (it is larger than results.store_bytes, or the store failed)"
-	}
-	marker += "]"
-	kept = append(kept, map[string]any{"type": "text", "text": marker})
+	f := &fitting{room: t.MaxBytes, out: map[string]any{}}
+	f.fields(result)
+	kept := f.content(content)
+	kept = append(kept, map[string]any{"type": "text", "text": f.marker(uri, t.Store != nil)})
 	if uri != "" {
 		label := cutEncoded(req.Server+":"+req.Tool, maxLabelBytes+2)
 		kept = append(kept, map[string]any{"type": "resource_link", "uri": uri, "name": "full result of " + label, "mimeType": "application/json"})
 	}
+	out := f.out
 	out["content"] = kept
 	if isError {
 		out["isError"] = true
@@ -187,6 +105,116 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 		return nil, fmt.Errorf("builtin: truncate: %w", err)
 	}
 	return &abi.TransformResultResponse{Result: b}, nil
+}
+
+// fitting rebuilds a result within a budget of bytes (room), keeping
+// what fits and counting what does not, for the marker.
+type fitting struct {
+	room         int
+	out          map[string]any
+	leftOut      []string // what the marker names as left out
+	shown, total int      // bytes of text
+}
+
+// fields keeps the top-level parts other than content and isError whole,
+// in order of what callers rely on: structuredContent, _meta, the rest.
+func (f *fitting) fields(result map[string]any) {
+	if sc, ok := result["structuredContent"]; ok && !f.field("structuredContent", sc) {
+		f.leftOut = append(f.leftOut, "structuredContent")
+	}
+	if meta, ok := result["_meta"]; ok && !f.field("_meta", meta) {
+		f.leftOut = append(f.leftOut, "_meta")
+	}
+	others := 0
+	for _, key := range slices.Sorted(maps.Keys(result)) {
+		switch key {
+		case "content", "structuredContent", "isError", "_meta":
+			continue
+		}
+		if !f.field(key, result[key]) {
+			others++
+		}
+	}
+	if others > 0 {
+		f.leftOut = append(f.leftOut, plural(others, "other field"))
+	}
+}
+
+// field keeps a top-level part if it fits: key, colon, value and the comma
+// after it (content always comes with it).
+func (f *fitting) field(key string, v any) bool {
+	size := stringLen(key, f.room) + 1 + encodedLen(v, f.room) + 1
+	if size > f.room {
+		return false
+	}
+	f.room -= size
+	f.out[key] = v
+	return true
+}
+
+// content keeps the content items that fit, in their order, each counted
+// with the comma after it: first those that cannot be cut, whole; then the
+// texts share what remains, the first that does not fit cut.
+func (f *fitting) content(items []any) []any {
+	keep := make([]bool, len(items))
+	left := 0
+	for i, c := range items {
+		if textHolder(c) != nil {
+			continue
+		}
+		if size := encodedLen(c, f.room) + 1; size <= f.room {
+			f.room -= size
+			keep[i] = true
+		} else {
+			left++
+		}
+	}
+	for i, c := range items {
+		holder := textHolder(c)
+		if holder == nil {
+			continue
+		}
+		n := len(holder["text"].(string))
+		f.total += n
+		size := encodedLen(c, f.room) + 1
+		if size > f.room {
+			if n = cutText(c, holder, f.room-1); n == 0 {
+				left++
+				continue
+			}
+			size = encodedLen(c, f.room) + 1
+		}
+		f.room -= size
+		keep[i] = true
+		f.shown += n
+	}
+	if left > 0 {
+		f.leftOut = append(f.leftOut, plural(left, "content item"))
+	}
+	kept := make([]any, 0, len(items)+2) // the marker and the link follow
+	for i, c := range items {
+		if keep[i] {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// marker tells the reader (a model, most often) what it is not seeing and
+// where the whole is. Its length is bounded whatever the result: counts
+// and fixed words only, never a key or a text of the result.
+func (f *fitting) marker(uri string, storing bool) string {
+	m := fmt.Sprintf("\n[truncated by mcphost: showing %d of %d bytes of text", f.shown, f.total)
+	if len(f.leftOut) > 0 {
+		m += "; left out: " + strings.Join(f.leftOut, ", ")
+	}
+	switch {
+	case uri != "":
+		m += "; the full result is the resource " + uri
+	case storing:
+		m += "; the full result could not be kept (it is larger than results.store_bytes, or the store failed)"
+	}
+	return m + "]"
 }
 
 // withinLimit reports, without decoding it, that a result is a JSON object
@@ -239,15 +267,6 @@ func cutText(item any, holder map[string]any, room int) int {
 		return 0
 	}
 	return len(cut)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func plural(n int, what string) string {

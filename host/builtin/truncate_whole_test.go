@@ -94,7 +94,7 @@ func TestTruncateBoundsEveryContentKind(t *testing.T) {
 			kinds = append(kinds, "resource "+c.Resource.URI)
 		case *mcp.TextContent:
 			kinds = append(kinds, "text")
-			if !strings.Contains(c.Text, "left out: _meta, 3 content items, 1 other field;") {
+			if !strings.Contains(c.Text, "left out: _meta, 1 other field, 3 content items;") {
 				t.Errorf("marker: %s", c.Text)
 			}
 		default:
