@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -218,12 +217,10 @@ func (f *fitting) marker(uri string, storing bool) string {
 }
 
 // withinLimit reports, without decoding it, that a result is a JSON object
-// that no encoder makes longer than max bytes: it is at most a sixth of
-// that. (Valid UTF-8 JSON grows at most sixfold when decoded and encoded
-// again: a < becomes \u003c; 1e20, 21 digits. Escapes only shrink.) Most
-// results are small: they pass unchanged without being decoded.
+// of at most max bytes that no encoder makes longer than that (scanLen).
+// Most results are small: they pass unchanged without being decoded.
 func withinLimit(result []byte, max int) bool {
-	if len(result) > max/6 || !utf8.Valid(result) {
+	if len(result) > max || scanLen(result, max) > max {
 		return false
 	}
 	trimmed := bytes.TrimLeft(result, " \t\r\n")
