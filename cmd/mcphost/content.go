@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/builtin"
 )
 
 // printResult prints the text content and one line for every other content.
@@ -49,6 +52,21 @@ func printEmbedded(w io.Writer, r *mcp.ResourceContents) {
 		return
 	}
 	fmt.Fprintf(w, "[embedded resource %s %s, %d bytes]\n", r.URI, r.MIMEType, len(r.Blob))
+}
+
+// storedResult is the tool result that reading uri returned when uri names
+// the full result of a truncated call (mcphost://results/ID): one JSON
+// document, printed as a result rather than as a JSON text.
+func storedResult(uri string, res *mcp.ReadResourceResult) (*mcp.CallToolResult, bool) {
+	prefix := builtin.ResultURIPrefix
+	if len(uri) < len(prefix) || !strings.EqualFold(uri[:len(prefix)], prefix) || len(res.Contents) != 1 || res.Contents[0] == nil {
+		return nil, false
+	}
+	var out mcp.CallToolResult
+	if err := out.UnmarshalJSON([]byte(res.Contents[0].Text)); err != nil {
+		return nil, false
+	}
+	return &out, true
 }
 
 // printContents prints what resources/read returned.

@@ -28,7 +28,7 @@ func TestDemo(t *testing.T) {
 		"deny-destructive asks: open-world", "Lisbon:",
 		"api_key = [REDACTED:api_key]", "[REDACTED:email]",
 		// a truncated result and its full-result resource
-		"[truncated by mcphost: showing 2048 of", "$ mcphost read mcphost://results/", "nothing lost",
+		"[truncated by mcphost: showing ", " of 65595 bytes of text; the full result is the resource mcphost://results/", "$ mcphost read mcphost://results/", "nothing lost",
 		// resources and the prompt
 		"resource demo://readme (readme)",
 		"$ mcphost prompt summarize", "[user] Summarize what you know about MCP hosts",

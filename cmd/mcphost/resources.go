@@ -73,8 +73,11 @@ func (a *app) readCommand() *cobra.Command {
 		Long: `Read a resource by URI. The server is the one whose listing (see
 "mcphost resources") has the URI, or whose resource template matches it;
 give --server when none does or when several do. Text is printed as it is;
-binary content is summarised (use --json for the whole result).`,
+binary content is summarised (use --json for the whole result). The full
+result of a truncated call (mcphost://results/ID) is printed as "mcphost
+call" prints results; --json prints it as the JSON it was stored as.`,
 		Example: `  mcphost read demo://readme
+  mcphost read mcphost://results/0123456789abcdef01234567 --json
   mcphost read file:///etc/hosts --server files --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +91,14 @@ binary content is summarised (use --json for the whole result).`,
 				a.warnUnavailable(h)
 				return lookupError(err, host.ErrUnknownResource)
 			}
+			if stored, ok := storedResult(args[0], res); ok {
+				if asJSON {
+					_, err := fmt.Fprintf(termtext.RawOf(a.stdout), "%s\n", res.Contents[0].Text)
+					return err
+				}
+				printResult(a.stdout, stored)
+				return nil
+			}
 			if asJSON {
 				return printJSON(a.stdout, res)
 			}
@@ -95,7 +106,7 @@ binary content is summarised (use --json for the whole result).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON (a stored tool result: as it was stored)")
 	cmd.Flags().StringVar(&server, "server", "", "the id of the server that has the resource (needed when no listing names it)")
 	return cmd
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
@@ -84,19 +86,25 @@ func TestConfirmDestructive(t *testing.T) {
 	}
 }
 
+// The parts are kept in order while they fit: structuredContent (47 bytes
+// with its key and comma), the image (54), then a text cut on a character
+// boundary to the 27 bytes left ("h": "é" takes two more).
 func TestTruncateCutsOnRuneBoundaryAndKeepsOtherContent(t *testing.T) {
 	store := NewResultStore(0)
-	in := `{"content":[{"type":"text","text":"héllo wörld"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"second"}],"structuredContent":{"n":12345678901234567890},"isError":true}`
-	resp, err := Truncate{MaxBytes: 2, Store: store}.TransformResult(context.Background(), &abi.TransformResultRequest{Server: "s", Tool: "t", Result: json.RawMessage(in)})
+	in := `{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"héllo wörld"},{"type":"text","text":"second"}],"structuredContent":{"n":12345678901234567890},"isError":true}`
+	resp, err := Truncate{MaxBytes: 47 + 54 + 27 + 1, Store: store}.TransformResult(context.Background(), &abi.TransformResultRequest{Server: "s", Tool: "t", Result: json.RawMessage(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := string(resp.Result)
-	if !strings.Contains(out, `"text":"h"`) || !strings.Contains(out, `"type":"image"`) || strings.Contains(out, "second") {
+	if !strings.Contains(out, `{"text":"h","type":"text"}`) || !strings.Contains(out, `"type":"image"`) || strings.Contains(out, "second") {
 		t.Errorf("truncated = %s", out)
 	}
 	if !strings.Contains(out, "12345678901234567890") || !strings.Contains(out, `"isError":true`) {
 		t.Errorf("other fields changed: %s", out)
+	}
+	if !strings.Contains(out, "showing 1 of 19 bytes of text; left out: 1 content item;") {
+		t.Errorf("the marker does not say what was shown and left out: %s", out)
 	}
 	if !utf8.ValidString(out) {
 		t.Error("invalid UTF-8")
@@ -139,14 +147,45 @@ func TestResultStoreEvictsOldest(t *testing.T) {
 	}
 }
 
+// Whatever the result, what Truncate hands on is JSON within MaxBytes plus
+// the envelope, as it comes out and as go-sdk decodes and encodes it again
+// (HTML escaped, numbers from float64) for the caller.
 func FuzzTruncate(f *testing.F) {
-	f.Add([]byte(`{"content":[{"type":"text","text":"héllo"}]}`), 3)
-	f.Add([]byte(`{"content":[{"type":"text","text":5},{"type":"text"},null,7]}`), 1)
-	f.Add([]byte(`null`), 0)
-	f.Fuzz(func(t *testing.T, data []byte, max int) {
-		resp, err := Truncate{MaxBytes: max % 64, Store: NewResultStore(1 << 16)}.TransformResult(context.Background(), &abi.TransformResultRequest{Result: data})
-		if err == nil && json.Valid(data) && !json.Valid(resp.Result) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"héllo"}]}`), 3, "t")
+	f.Add([]byte(`{"content":[{"type":"text","text":5},{"type":"text"},null,7]}`), 1, "t")
+	f.Add([]byte(`null`), 0, "t")
+	big := strings.Repeat("x", 2000)
+	f.Add([]byte(`{"content":[{"type":"text","text":"`+strings.Repeat("<", 1000)+`"}],"structuredContent":{"content":"<&>\u2028`+big+`"}}`), 40, "t")
+	f.Add([]byte(`{"content":[],"structuredContent":[1e20`+strings.Repeat(",1e20", 400)+`,9999999999999999999,1E-7]}`), 30, "t")
+	f.Add([]byte(`{"content":[{"type":"image","data":"`+big+`","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///a","text":"`+big+`"}},`+
+		`{"type":"resource","resource":{"uri":"file:///b","blob":"`+big+`"}},{"type":"resource_link","uri":"file:///c","name":"`+big+`"}],`+
+		`"_meta":{"k":"`+big+`"},"isError":true,"resultType":"complete","other":"`+big+`"}`), 100, "t")
+	f.Add([]byte(`{"content":[{"type":"text","text":"`+big+`"}]}`), 10, strings.Repeat("\x00<", 200))
+	f.Fuzz(func(t *testing.T, data []byte, max int, tool string) {
+		max %= 4096
+		resp, err := Truncate{MaxBytes: max, Store: NewResultStore(1 << 16)}.TransformResult(context.Background(), &abi.TransformResultRequest{Server: "s", Tool: tool, Result: data})
+		if err != nil {
+			return
+		}
+		if json.Valid(data) && !json.Valid(resp.Result) {
 			t.Fatalf("invalid JSON out: %s", resp.Result)
+		}
+		if max <= 0 {
+			return
+		}
+		if len(resp.Result) > max+TruncateEnvelopeBytes {
+			t.Fatalf("max_bytes %d: %d bytes out: %s", max, len(resp.Result), resp.Result)
+		}
+		var res mcp.CallToolResult
+		if res.UnmarshalJSON(resp.Result) != nil {
+			return // go-sdk refuses it: nothing reaches a caller
+		}
+		again, err := json.Marshal(&res)
+		if err != nil {
+			return
+		}
+		if len(again) > max+TruncateEnvelopeBytes {
+			t.Fatalf("max_bytes %d: %d bytes as go-sdk encodes it: %s", max, len(again), again)
 		}
 	})
 }

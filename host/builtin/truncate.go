@@ -3,15 +3,12 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-	"sync"
-	"time"
-	"unicode/utf8"
 
 	"github.com/mcphost/mcphost/pdk/abi"
 )
@@ -19,9 +16,29 @@ import (
 // ResultURIPrefix names stored full results: mcphost://results/<id>.
 const ResultURIPrefix = "mcphost://results/"
 
-// Truncate caps the text of a result at MaxBytes (over all text content
-// items together), cutting on a UTF-8 boundary and appending a marker. The
-// full result is not lost: it is kept in Store and the marker, and a
+// TruncateEnvelopeBytes bounds what Truncate adds to the MaxBytes it keeps
+// of a result: the object's braces and content array, the marker, the
+// resource link to the full result and isError.
+const TruncateEnvelopeBytes = 1024
+
+// maxLabelBytes bounds the server:tool label in the link to a full result:
+// a backend's tool name must not stretch the envelope.
+const maxLabelBytes = 128
+
+// Truncate bounds a whole result, as its caller receives it, to MaxBytes of
+// JSON plus TruncateEnvelopeBytes. A result whose JSON is within MaxBytes
+// passes unchanged. A larger one is rebuilt from its parts. Those that
+// cannot be cut are kept whole while the JSON kept so far fits in MaxBytes,
+// in this order: structuredContent, _meta, any other field, the content
+// items other than texts; one that does not fit is left out. The texts (of
+// text items and embedded text resources) then share what remains, in
+// order, the first that does not fit cut on a character boundary. A marker
+// says how much text was shown and what was left out. Sizes count
+// every character at its longest encoding (<, > and & as \u003c; numbers
+// as the longer of how they are written and how a float64 encodes), so the
+// bound holds whichever JSON encoder writes the result next.
+//
+// The full result is not lost: it is kept in Store and the marker, and a
 // resource_link content, name mcphost://results/<id> where it can be read.
 type Truncate struct {
 	MaxBytes int
@@ -42,15 +59,25 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 	if err := dec.Decode(&result); err != nil || result == nil {
 		return nil, errors.New("builtin: truncate: the result is not a JSON object")
 	}
-	content, _ := result["content"].([]any)
-	total := 0
-	for _, c := range content {
-		if text, ok := textOf(c); ok {
-			total += len(text)
+	if encodedLen(result, t.MaxBytes) <= t.MaxBytes {
+		if len(req.Result) <= t.MaxBytes {
+			return &abi.TransformResultResponse{Result: req.Result}, nil
 		}
+		// Long only with blank space (or keys given twice): the same
+		// result, written compactly.
+		b, err := json.Marshal(result)
+		if err != nil {
+			return nil, fmt.Errorf("builtin: truncate: %w", err)
+		}
+		return &abi.TransformResultResponse{Result: b}, nil
 	}
-	if total <= t.MaxBytes {
-		return &abi.TransformResultResponse{Result: req.Result}, nil
+	isError, ok := result["isError"].(bool)
+	if _, present := result["isError"]; present && !ok {
+		return nil, errors.New("builtin: truncate: the result's isError is not true or false")
+	}
+	content, ok := result["content"].([]any)
+	if !ok && result["content"] != nil {
+		return nil, errors.New("builtin: truncate: the result's content is not an array")
 	}
 	uri := "" // never ResultURIPrefix alone: only with an id
 	if t.Store != nil {
@@ -58,165 +85,190 @@ func (t Truncate) TransformResult(_ context.Context, req *abi.TransformResultReq
 			uri = ResultURIPrefix + id
 		}
 	}
-	budget := t.MaxBytes
-	kept := make([]any, 0, len(content)+2)
-	for _, c := range content {
-		text, ok := textOf(c)
-		if !ok {
-			kept = append(kept, c)
-			continue
-		}
-		if budget <= 0 {
-			continue
-		}
-		if len(text) > budget {
-			text = cutUTF8(text, budget)
-		}
-		budget -= len(text)
-		item := c.(map[string]any)
-		item["text"] = text
-		kept = append(kept, item)
-	}
-	marker := fmt.Sprintf("\n[truncated by mcphost: showing %d of %d bytes of text", t.MaxBytes-budget, total)
-	switch {
-	case uri != "":
-		marker += "; the full result is the resource " + uri
-	case t.Store != nil:
-		marker += "; the full result could not be kept (it is larger than results.store_bytes, or the store failed)"
-	}
-	marker += "]"
-	kept = append(kept, map[string]any{"type": "text", "text": marker})
+
+	f := &fitting{room: t.MaxBytes, out: map[string]any{}}
+	f.fields(result)
+	kept := f.content(content)
+	kept = append(kept, map[string]any{"type": "text", "text": f.marker(uri, t.Store != nil)})
 	if uri != "" {
-		kept = append(kept, map[string]any{"type": "resource_link", "uri": uri, "name": "full result of " + req.Server + ":" + req.Tool, "mimeType": "application/json"})
+		label := cutEncoded(req.Server+":"+req.Tool, maxLabelBytes+2)
+		kept = append(kept, map[string]any{"type": "resource_link", "uri": uri, "name": "full result of " + label, "mimeType": "application/json"})
 	}
-	result["content"] = kept
-	out, err := json.Marshal(result)
+	out := f.out
+	out["content"] = kept
+	if isError {
+		out["isError"] = true
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("builtin: truncate: %w", err)
 	}
-	return &abi.TransformResultResponse{Result: out}, nil
+	return &abi.TransformResultResponse{Result: b}, nil
+}
+
+// fitting rebuilds a result within a budget of bytes (room), keeping
+// what fits and counting what does not, for the marker.
+type fitting struct {
+	room         int
+	out          map[string]any
+	leftOut      []string // what the marker names as left out
+	shown, total int      // bytes of text
+}
+
+// fields keeps the top-level parts other than content and isError whole,
+// in order of what callers rely on: structuredContent, _meta, the rest.
+func (f *fitting) fields(result map[string]any) {
+	if sc, ok := result["structuredContent"]; ok && !f.field("structuredContent", sc) {
+		f.leftOut = append(f.leftOut, "structuredContent")
+	}
+	if meta, ok := result["_meta"]; ok && !f.field("_meta", meta) {
+		f.leftOut = append(f.leftOut, "_meta")
+	}
+	others := 0
+	for _, key := range slices.Sorted(maps.Keys(result)) {
+		switch key {
+		case "content", "structuredContent", "isError", "_meta":
+			continue
+		}
+		if !f.field(key, result[key]) {
+			others++
+		}
+	}
+	if others > 0 {
+		f.leftOut = append(f.leftOut, plural(others, "other field"))
+	}
+}
+
+// field keeps a top-level part if it fits: key, colon, value and the comma
+// after it (content always comes with it).
+func (f *fitting) field(key string, v any) bool {
+	size := stringLen(key, f.room) + 1 + encodedLen(v, f.room) + 1
+	if size > f.room {
+		return false
+	}
+	f.room -= size
+	f.out[key] = v
+	return true
+}
+
+// content keeps the content items that fit, in their order, each counted
+// with the comma after it: first those that cannot be cut, whole; then the
+// texts share what remains, the first that does not fit cut.
+func (f *fitting) content(items []any) []any {
+	keep := make([]bool, len(items))
+	left := 0
+	for i, c := range items {
+		if textHolder(c) != nil {
+			continue
+		}
+		if size := encodedLen(c, f.room) + 1; size <= f.room {
+			f.room -= size
+			keep[i] = true
+		} else {
+			left++
+		}
+	}
+	for i, c := range items {
+		holder := textHolder(c)
+		if holder == nil {
+			continue
+		}
+		n := len(holder["text"].(string))
+		f.total += n
+		size := encodedLen(c, f.room) + 1
+		if size > f.room {
+			if n = cutText(c, holder, f.room-1); n == 0 {
+				left++
+				continue
+			}
+			size = encodedLen(c, f.room) + 1
+		}
+		f.room -= size
+		keep[i] = true
+		f.shown += n
+	}
+	if left > 0 {
+		f.leftOut = append(f.leftOut, plural(left, "content item"))
+	}
+	kept := make([]any, 0, len(items)+2) // the marker and the link follow
+	for i, c := range items {
+		if keep[i] {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// marker tells the reader (a model, most often) what it is not seeing and
+// where the whole is. Its length is bounded whatever the result: counts
+// and fixed words only, never a key or a text of the result.
+func (f *fitting) marker(uri string, storing bool) string {
+	m := fmt.Sprintf("\n[truncated by mcphost: showing %d of %d bytes of text", f.shown, f.total)
+	if len(f.leftOut) > 0 {
+		m += "; left out: " + strings.Join(f.leftOut, ", ")
+	}
+	switch {
+	case uri != "":
+		m += "; the full result is the resource " + uri
+	case storing:
+		m += "; the full result could not be kept (it is larger than results.store_bytes, or the store failed)"
+	}
+	return m + "]"
 }
 
 // withinLimit reports, without decoding it, that a result is a JSON object
-// whose text cannot be over max bytes: the whole result is no longer. (A
-// JSON string of valid UTF-8 never decodes to more bytes than it is
-// written with; escapes only shrink.) Most results are small: they pass
-// unchanged without being decoded.
+// of at most max bytes that no encoder makes longer than that (scanLen).
+// Most results are small: they pass unchanged without being decoded.
 func withinLimit(result []byte, max int) bool {
-	if len(result) > max || !utf8.Valid(result) {
+	if len(result) > max || scanLen(result, max) > max {
 		return false
 	}
 	trimmed := bytes.TrimLeft(result, " \t\r\n")
 	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(result)
 }
 
-func textOf(c any) (string, bool) {
+// textHolder is the object holding a content item's text that may be cut:
+// the item itself for text, its resource for an embedded text resource;
+// nil for any other item.
+func textHolder(c any) map[string]any {
 	m, ok := c.(map[string]any)
-	if !ok || m["type"] != "text" {
-		return "", false
+	if !ok {
+		return nil
 	}
-	s, ok := m["text"].(string)
-	return s, ok
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a character.
-func cutUTF8(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// StoredResult is one full result kept by a ResultStore.
-type StoredResult struct {
-	ID     string
-	Server string
-	Tool   string
-	JSON   []byte // the CallToolResult
-}
-
-// ResultStore keeps full results of truncated calls, bounded in total bytes;
-// the oldest go first. IDs are random, so one client cannot guess another's.
-type ResultStore struct {
-	mu       sync.Mutex
-	maxBytes int
-	size     int
-	order    []string // oldest first
-	items    map[string]*StoredResult
-
-	dir string        // "" in memory; else one file per result (diskstore.go)
-	ttl time.Duration // with dir: how long a result stays readable
-}
-
-// DefaultResultStoreBytes bounds a ResultStore made with size 0.
-const DefaultResultStoreBytes = 64 << 20
-
-// NewResultStore makes a store holding at most maxBytes of results (0: the
-// default, 64 MiB). A result larger than the whole store is not kept.
-func NewResultStore(maxBytes int) *ResultStore {
-	if maxBytes <= 0 {
-		maxBytes = DefaultResultStoreBytes
-	}
-	return &ResultStore{maxBytes: maxBytes, items: map[string]*StoredResult{}}
-}
-
-// Put stores a result and returns its id ("" when it is larger than the store).
-func (s *ResultStore) Put(server, tool string, result []byte) string {
-	if len(result) > s.maxBytes {
-		return ""
-	}
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	if s.dir != "" {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err := s.putDisk(id, server, tool, result); err != nil {
-			return ""
+	holder := m
+	switch m["type"] {
+	case "text":
+	case "resource":
+		if holder, ok = m["resource"].(map[string]any); !ok {
+			return nil
 		}
-		return id
+	default:
+		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.size+len(result) > s.maxBytes && len(s.order) > 0 {
-		old := s.order[0]
-		s.order = s.order[1:]
-		s.size -= len(s.items[old].JSON)
-		delete(s.items, old)
+	if _, ok := holder["text"].(string); !ok {
+		return nil
 	}
-	s.items[id] = &StoredResult{ID: id, Server: server, Tool: tool, JSON: append([]byte(nil), result...)}
-	s.order = append(s.order, id)
-	s.size += len(result)
-	return id
+	return holder
 }
 
-// Get returns a stored result by id or by its mcphost://results/<id> URI.
-func (s *ResultStore) Get(idOrURI string) (*StoredResult, bool) {
-	id := strings.TrimPrefix(idOrURI, ResultURIPrefix)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dir != "" {
-		return s.getDisk(id)
+// cutText cuts the text of item (in holder) so that the item's JSON fits
+// in room bytes, and returns the bytes of text kept; 0 when not even one
+// character fits (the item is then not to be kept).
+func cutText(item any, holder map[string]any, room int) int {
+	text := holder["text"].(string)
+	holder["text"] = ""
+	frame := encodedLen(item, room) // with "" for the text
+	cut := cutEncoded(text, room-frame+2)
+	holder["text"] = cut
+	if frame > room {
+		return 0
 	}
-	r, ok := s.items[id]
-	return r, ok
+	return len(cut)
 }
 
-// List returns the stored results, oldest first.
-func (s *ResultStore) List() []StoredResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dir != "" {
-		return s.listDisk()
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	out := make([]StoredResult, 0, len(s.order))
-	for _, id := range s.order {
-		r := s.items[id]
-		out = append(out, StoredResult{ID: r.ID, Server: r.Server, Tool: r.Tool})
-	}
-	return out
+	return fmt.Sprintf("%d %ss", n, what)
 }

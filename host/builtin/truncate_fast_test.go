@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/mcphost/mcphost/internal/jsonscan"
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 // truncateWouldKeep is what Truncate decides by decoding: the result is a
-// JSON object whose text items hold at most max bytes together.
+// JSON object whose longest encoding is at most max bytes.
 func truncateWouldKeep(data []byte, max int) bool {
 	var result map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -19,14 +21,7 @@ func truncateWouldKeep(data []byte, max int) bool {
 	if dec.Decode(&result) != nil || result == nil {
 		return false
 	}
-	content, _ := result["content"].([]any)
-	total := 0
-	for _, c := range content {
-		if text, ok := textOf(c); ok {
-			total += len(text)
-		}
-	}
-	return total <= max
+	return encodedLen(result, max) <= max
 }
 
 // withinLimit never passes a result that decoding would truncate or
@@ -69,4 +64,34 @@ func TestTruncatePassesSmallResultsAsTheyCame(t *testing.T) {
 	if err != nil || bytes.Equal(resp.Result, big) || !bytes.Contains(resp.Result, []byte("truncated by mcphost")) {
 		t.Fatalf("big result: %.80q %v, want it truncated", resp.Result, err)
 	}
+}
+
+// scanLen measures JSON text as encodedLen measures what it decodes to:
+// exactly, when every key is once in its object and the bytes are UTF-8,
+// and never less otherwise (the case a pass-through must not get wrong).
+func FuzzScanLen(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"h\u00e9llo <b>&amp;</b>\n\t\"\\\/\b\f\u0001"}]}`,
+		`{"a":"\ud83d\ude00 \ud83d \ude00 \ud83d\u0041 \u2028\u2029 ` + "\u2028 é \xff" + `"}`,
+		`{"n":[1e20,-0,0.0000001,1E+2,9999999999999999999,12345678901234567890,1e400,-1.5e-7]}`,
+		`{"a":1,"a":{"b":[true,false,null]}}`, " \n{ \"x\" : [ ] }\t",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if !json.Valid(data) || dec.Decode(&v) != nil {
+			scanLen(data, 1<<20) // never fails, whatever it is given
+			return
+		}
+		scanned, decoded := scanLen(data, 1<<30), encodedLen(v, 1<<30)
+		if scanned < decoded {
+			t.Fatalf("scanLen(%q) = %d, less than the %d of what it decodes to", data, scanned, decoded)
+		}
+		if utf8.Valid(data) && jsonscan.UniqueKeys(data, 10000) && scanned != decoded {
+			t.Fatalf("scanLen(%q) = %d, want %d", data, scanned, decoded)
+		}
+	})
 }

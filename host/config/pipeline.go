@@ -36,7 +36,8 @@ type Policy struct {
 // Results configures the built-in result truncation, which runs after every
 // transform plugin (so the full result it keeps is already redacted).
 type Results struct {
-	// MaxBytes caps the text of a result; 0 turns truncation off.
+	// MaxBytes bounds the JSON of a result, all of it (builtin.Truncate);
+	// 0 turns truncation off.
 	MaxBytes int
 	// StoreBytes bounds the store of full results (0: 64 MiB).
 	StoreBytes int

@@ -205,10 +205,12 @@ func (g *Gateway) syncTools() {
 		}
 		seen[t.Name] = true
 		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations}
+		handler := g.callTool(t.Name)
 		if objectSchema(t.OutputSchema) {
 			tool.OutputSchema = t.OutputSchema
+			handler = structuredOrError(handler)
 		}
-		if err := addTool(g.srv, tool, g.callTool(t.Name)); err != nil {
+		if err := addTool(g.srv, tool, handler); err != nil {
 			g.logger.Warn("tool left out", "tool", t.Display, "error", err)
 			delete(seen, t.Name)
 			continue
