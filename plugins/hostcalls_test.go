@@ -1,0 +1,121 @@
+package plugins
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcphost/mcphost/pdk/abi"
+)
+
+// hostCallCases are the host functions the hostcalls fixture loops on,
+// by the input byte that picks each (see testdata/plugins/hostcalls.wat).
+var hostCallCases = []struct{ pick, name string }{
+	{"a", "alloc and free over 200,000 blocks"}, {"b", "free"}, {"c", "length"},
+	{"d", "length_unsafe"}, {"e", "load_u8"}, {"f", "load_u64"}, {"g", "store_u8"},
+	{"h", "store_u64"}, {"i", "input_length"}, {"j", "input_offset"}, {"k", "input_load_u8"},
+	{"l", "input_load_u64"}, {"m", "input_set"}, {"n", "output_set"}, {"o", "output_length"},
+	{"p", "output_offset"}, {"q", "error_set"}, {"r", "error_get"}, {"s", "reset"},
+	{"t", "memory_bytes"}, {"u", "config_get of 1 MB"}, {"v", "var_get of 1 MB"},
+	{"w", "var_set of 64 KiB"}, {"x", "get_log_level"}, {"y", "log_info"}, {"z", "log_trace"},
+	{"A", "log_debug"}, {"B", "log_warn"}, {"C", "log_error"}, {"D", "mcphost_log"},
+	{"E", "mcphost_secret"}, {"F", "mcphost_block_read"}, {"G", "mcphost_block_write"},
+	{"H", "mcphost_http"}, {"I", "WASI random_get"},
+}
+
+// maxOverrun is how far past its timeout a call may end in these tests: far
+// above what is measured (the test logs it), so that a loaded machine does
+// not fail them, and far below the seconds an uncharged loop ran.
+const maxOverrun = time.Second
+
+func openHostCalls(t *testing.T, timeout time.Duration) *Plugin {
+	return open(t, "hostcalls", func(s *Spec) {
+		s.Limits.Timeout = timeout
+		s.Config = map[string]string{"u": strings.Repeat("u", 1_000_000)}
+	})
+}
+
+// A guest that loops on any one host function is stopped at its timeout:
+// every host function is charged for the work it does, and a count of host
+// calls is charged too, so cheap calls in a loop are stopped like any loop.
+func TestHostCallLoopsStopAtTimeout(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	p := openHostCalls(t, timeout)
+	for _, tc := range hostCallCases {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := abi.HookPolicy
+			if tc.pick == "H" {
+				hook = abi.HookAuth
+			}
+			start := time.Now()
+			_, err := p.Invoke(ctx(t), hook, []byte(tc.pick))
+			overrun := time.Since(start) - timeout
+			wantError(t, err, KindTimeout, "exceeded timeout_ms 200")
+			t.Logf("overrun past timeout_ms: %v", overrun.Round(10*time.Microsecond))
+			if overrun > maxOverrun {
+				t.Errorf("the call ended %v past its timeout", overrun)
+			}
+		})
+	}
+}
+
+// The caller's cancellation stops the same loops, though the timeout is far.
+func TestHostCallLoopsStopAtCancel(t *testing.T) {
+	p := openHostCalls(t, 30*time.Second)
+	for _, tc := range hostCallCases {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := abi.HookPolicy
+			if tc.pick == "H" {
+				hook = abi.HookAuth
+			}
+			c, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var canceledAt time.Time
+			timer := time.AfterFunc(100*time.Millisecond, func() { canceledAt = time.Now(); cancel() })
+			defer timer.Stop()
+			_, err := p.Invoke(c, hook, []byte(tc.pick))
+			wantError(t, err, KindCanceled, "canceled")
+			if late := time.Since(canceledAt); late > maxOverrun {
+				t.Errorf("the call ended %v after its cancellation", late)
+			}
+		})
+	}
+}
+
+// A guest that makes one-byte blocks until alloc fails runs into
+// memory_mb: the blocks' records count against it, so the host's memory
+// stays within the cap however small the blocks.
+func TestManySmallBlocksHitMemoryCap(t *testing.T) {
+	p := open(t, "hostcalls", func(s *Spec) {
+		s.Limits.MemoryMB = 16
+		s.Limits.Timeout = 30 * time.Second
+	})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := p.Invoke(ctx(t), abi.HookPolicy, []byte("J"))
+	runtime.ReadMemStats(&after)
+	wantError(t, err, KindMemory, "exceeded memory_mb 16")
+	if res == nil || res.KernelMemoryBytes > 16*mib {
+		t.Fatalf("kernel memory over the cap: %+v", res)
+	}
+	t.Logf("kernel memory %.1f MiB; heap in use %.1f MiB, obtained from the OS %.1f MiB; %s",
+		float64(res.KernelMemoryBytes)/mib, float64(after.HeapInuse)/mib, float64(after.HeapSys)/mib, peakRSS())
+}
+
+// peakRSS is the process's peak resident memory, where the system says it.
+func peakRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "peak RSS unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return "peak RSS " + strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+		}
+	}
+	return "peak RSS unknown"
+}
