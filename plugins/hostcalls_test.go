@@ -87,7 +87,10 @@ func TestHostCallLoopsStopAtCancel(t *testing.T) {
 
 // A guest that makes one-byte blocks until alloc fails runs into
 // memory_mb: the blocks' records count against it, so the host's memory
-// stays within the cap however small the blocks.
+// stays within the cap however small the blocks. What the call allocated
+// from the Go heap in all (the kernel's bytes and records, the garbage of
+// growing them, the instance) is held to three times the cap; when the
+// records were outside it, 16 MiB of one-byte blocks allocated 150 MiB.
 func TestManySmallBlocksHitMemoryCap(t *testing.T) {
 	p := open(t, "hostcalls", func(s *Spec) {
 		s.Limits.MemoryMB = 16
@@ -102,8 +105,12 @@ func TestManySmallBlocksHitMemoryCap(t *testing.T) {
 	if res == nil || res.KernelMemoryBytes > 16*mib {
 		t.Fatalf("kernel memory over the cap: %+v", res)
 	}
-	t.Logf("kernel memory %.1f MiB; heap in use %.1f MiB, obtained from the OS %.1f MiB; %s",
-		float64(res.KernelMemoryBytes)/mib, float64(after.HeapInuse)/mib, float64(after.HeapSys)/mib, peakRSS())
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 3*16*mib {
+		t.Errorf("the call allocated %.1f MiB from the heap, over three times memory_mb", float64(allocated)/mib)
+	}
+	t.Logf("kernel memory %.1f MiB; the call allocated %.1f MiB; heap in use %.1f MiB, obtained from the OS %.1f MiB; %s",
+		float64(res.KernelMemoryBytes)/mib, float64(after.TotalAlloc-before.TotalAlloc)/mib,
+		float64(after.HeapInuse)/mib, float64(after.HeapSys)/mib, peakRSS())
 }
 
 // peakRSS is the process's peak resident memory, where the system says it.
