@@ -54,7 +54,7 @@ func TestHostCallLoopsStopAtTimeout(t *testing.T) {
 			_, err := p.Invoke(ctx(t), hook, []byte(tc.pick))
 			overrun := time.Since(start) - timeout
 			wantError(t, err, KindTimeout, "exceeded timeout_ms 200")
-			t.Logf("overrun past timeout_ms: %v", overrun.Round(10*time.Microsecond))
+			t.Logf("%s: overrun past timeout_ms: %v", tc.name, overrun.Round(10*time.Microsecond))
 			if overrun > maxOverrun {
 				t.Errorf("the call ended %v past its timeout", overrun)
 			}

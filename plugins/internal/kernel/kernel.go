@@ -29,6 +29,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -95,8 +96,8 @@ type Module struct {
 // Compile compiles wasm into a new runtime with Extism's functions, WASI
 // if cfg asks for it, and cfg's host functions.
 func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
-	if cfg.KernelBytes == 0 {
-		return nil, errors.New("kernel: KernelBytes is required")
+	if cfg.KernelBytes == 0 || cfg.KernelBytes > MaxKernelBytes {
+		return nil, fmt.Errorf("kernel: KernelBytes must be from 1 to %d, not %d", uint64(MaxKernelBytes), cfg.KernelBytes)
 	}
 	// The guest must be stoppable: instrumented, it counts down fuel at
 	// every function entry and loop header and calls the host's yield
@@ -145,7 +146,10 @@ func compile(ctx context.Context, code []byte, cfg Config) (*Module, error) {
 		return nil, err
 	}
 	if cfg.WASI {
-		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		// WASI's functions are wazero's: a listener charges each call, by
+		// its sizes and counts, as the kernel's own functions are charged.
+		wctx := experimental.WithFunctionListenerFactory(ctx, wasiCharges{})
+		if _, err := wasi_snapshot_preview1.Instantiate(wctx, rt); err != nil {
 			return fail(fmt.Errorf("kernel: WASI: %w", err))
 		}
 	}
@@ -191,6 +195,9 @@ func (m *Module) instantiateHostModules(ctx context.Context) error {
 				if inst == nil {
 					panic("kernel: host function called outside a call")
 				}
+				// Every call is charged, before it runs: a guest making
+				// millions of cheap calls is stopped like any loop.
+				inst.Charge(hostCallCost)
 				fn(ctx, inst, stack)
 			}), f.Params, f.Results).Export(f.Name)
 		}
@@ -237,6 +244,7 @@ type Instance struct {
 // runs under it.
 func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 	inst := &Instance{m: m, fns: map[string]api.Function{}, mem: memory{limit: m.cfg.KernelBytes}}
+	inst.mem.charge = inst.Charge
 	// The module's start section runs here: under ctx's deadline, which
 	// yield enforces as for a call.
 	inst.deadline, _ = ctx.Deadline()
@@ -367,12 +375,24 @@ func (i *Instance) callGuest(ctx context.Context, fn api.Function) (inInit bool,
 // for host functions that wait (an HTTP request).
 func (i *Instance) Deadline() time.Time { return i.deadline }
 
-// Charge accounts for n bytes of work a host function did for the guest
-// (copying, clearing): each MiB of it checks the deadline, as a yield
-// does, so that a loop of costly host calls is stopped like any loop.
+// What host functions are charged, in bytes of work: each host call costs
+// hostCallCost, and each chargeQuantum charged checks the deadline and the
+// caller's cancellation. A MiB of copying or clearing is tens of
+// microseconds, as are a thousand host calls.
+const (
+	hostCallCost  = 1 << 10
+	chargeQuantum = 1 << 20
+)
+
+// Charge accounts for n bytes of work a host function does for the guest
+// (copying, clearing, hashing; the kernel charges each call as well):
+// each MiB of it checks the deadline and the caller's cancellation, as a
+// yield does, and stops the guest (a trap, by panicking) if either is
+// due, so that a loop of host calls, cheap or costly, is stopped like any
+// loop. Outside a call it never stops anything.
 func (i *Instance) Charge(n uint64) {
 	i.charged += n
-	if i.charged >= 1<<20 {
+	if i.charged >= chargeQuantum {
 		i.charged = 0
 		i.stopIfDue()
 	}
