@@ -126,3 +126,32 @@ func peakRSS() string {
 	}
 	return "peak RSS unknown"
 }
+
+// What host functions log about a guest's calls (a secret not granted, an
+// HTTP request refused) shares the call's budget of log lines: a guest
+// calling them in a loop cannot flood the host's log.
+func TestHostFunctionLinesAreBounded(t *testing.T) {
+	s := spec("hostcalls", "hostcalls")
+	s.Limits.Timeout = 50 * time.Millisecond
+	opts, lb := testOptions(t)
+	p, err := Open(ctx(t), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for _, tc := range []struct {
+		pick string
+		hook abi.Hook
+		line string
+	}{{"E", abi.HookPolicy, "mcphost_secret: not granted"}, {"H", abi.HookAuth, "mcphost_http: "}} {
+		before := strings.Count(lb.String(), tc.line)
+		_, err := p.Invoke(ctx(t), tc.hook, []byte(tc.pick))
+		wantError(t, err, KindTimeout)
+		if n := strings.Count(lb.String(), tc.line) - before; n > maxLogLines {
+			t.Errorf("%d lines %q in one call, over the budget of %d", n, tc.line, maxLogLines)
+		}
+	}
+	if !strings.Contains(lb.String(), "log lines dropped") {
+		t.Error("the dropped lines were not reported")
+	}
+}

@@ -94,7 +94,7 @@ func TestConfig(t *testing.T) {
 }
 
 func TestVarsPerInstance(t *testing.T) {
-	m := compileFixture(t, Config{MaxVarBytes: 64})
+	m := compileFixture(t, Config{MaxVarBytes: 1024})
 	a, b := newInstance(t, m), newInstance(t, m)
 	for want := byte(1); want <= 3; want++ {
 		if out := call(t, a, "count", nil); !bytes.Equal(out.Output, []byte{want}) {
@@ -103,6 +103,35 @@ func TestVarsPerInstance(t *testing.T) {
 	}
 	if out := call(t, b, "count", nil); !bytes.Equal(out.Output, []byte{1}) {
 		t.Fatalf("another instance shares variables: %v", out.Output)
+	}
+}
+
+// Each variable costs its entry as well as its key and value, so a guest
+// cannot hold the host's memory with millions of one-byte variables; an
+// instance whose variables are all deleted lets the map go.
+func TestVarsCountTheirEntries(t *testing.T) {
+	const limit = 100 * (varEntryBytes + 3 + 1)
+	inst := newInstance(t, compileFixture(t, Config{MaxVarBytes: limit}))
+	set := func(key string, val []byte) (refused any) {
+		defer func() { refused = recover() }()
+		valOff := uint64(0)
+		if val != nil {
+			valOff = inst.Put(val)
+		}
+		inst.setVar(limit, inst.Put([]byte(key)), valOff)
+		return nil
+	}
+	n := 0
+	for ; n < 1000 && set(fmt.Sprintf("%03d", n), []byte{1}) == nil; n++ {
+	}
+	if n != 100 {
+		t.Fatalf("%d variables of 4 bytes fit in %d bytes, want 100", n, limit)
+	}
+	for k := range n {
+		set(fmt.Sprintf("%03d", k), nil)
+	}
+	if inst.vars != nil || inst.varBytes != 0 {
+		t.Fatalf("after deleting every variable: %d left, %d bytes", len(inst.vars), inst.varBytes)
 	}
 }
 
