@@ -317,6 +317,25 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
+// Every host call is charged: a guest calling a cheap one in a loop is
+// checked every 1024 calls, well before its code has spent a quantum of
+// fuel (about 10,000 iterations of such a loop).
+func TestHostCallsAreCharged(t *testing.T) {
+	calls := 0
+	inst := newInstance(t, compileFixture(t, Config{
+		LogLevel: LevelInfo,
+		Log:      func(context.Context, *Instance, Level, []byte) { calls++ },
+	}))
+	_, err := inst.Call(context.Background(), "log_loop", nil, time.Nanosecond)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("err = %v", err)
+	}
+	if calls >= chargeQuantum/hostCallCost {
+		t.Fatalf("%d host calls past the deadline before a check", calls)
+	}
+}
+
 // Host functions that do work in proportion to a size (alloc, block copies)
 // check the deadline every MiB of it, so that a loop of them is stopped
 // like any loop.
