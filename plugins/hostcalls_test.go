@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -78,7 +79,9 @@ func TestHostCallLoopsStopAtCancel(t *testing.T) {
 			defer timer.Stop()
 			_, err := p.Invoke(c, hook, []byte(tc.pick))
 			wantError(t, err, KindCanceled, "canceled")
-			if late := time.Since(canceledAt); late > maxOverrun {
+			late := time.Since(canceledAt)
+			t.Logf("%s: ended %v after the cancellation", tc.name, late.Round(10*time.Microsecond))
+			if late > maxOverrun {
 				t.Errorf("the call ended %v after its cancellation", late)
 			}
 		})
@@ -90,10 +93,11 @@ func TestHostCallLoopsStopAtCancel(t *testing.T) {
 // stays within the cap however small the blocks. What the call allocated
 // from the Go heap in all (the kernel's bytes and records, the garbage of
 // growing them, the instance) is held to three times the cap; when the
-// records were outside it, 16 MiB of one-byte blocks allocated 150 MiB.
+// records were outside it, 64 MiB of one-byte blocks allocated 1.5 GiB.
 func TestManySmallBlocksHitMemoryCap(t *testing.T) {
+	const memoryMB = 64
 	p := open(t, "hostcalls", func(s *Spec) {
-		s.Limits.MemoryMB = 16
+		s.Limits.MemoryMB = memoryMB
 		s.Limits.Timeout = 30 * time.Second
 	})
 	var before, after runtime.MemStats
@@ -101,11 +105,11 @@ func TestManySmallBlocksHitMemoryCap(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	res, err := p.Invoke(ctx(t), abi.HookPolicy, []byte("J"))
 	runtime.ReadMemStats(&after)
-	wantError(t, err, KindMemory, "exceeded memory_mb 16")
-	if res == nil || res.KernelMemoryBytes > 16*mib {
+	wantError(t, err, KindMemory, fmt.Sprintf("exceeded memory_mb %d", memoryMB))
+	if res == nil || res.KernelMemoryBytes > memoryMB*mib {
 		t.Fatalf("kernel memory over the cap: %+v", res)
 	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 3*16*mib {
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 3*memoryMB*mib {
 		t.Errorf("the call allocated %.1f MiB from the heap, over three times memory_mb", float64(allocated)/mib)
 	}
 	t.Logf("kernel memory %.1f MiB; the call allocated %.1f MiB; heap in use %.1f MiB, obtained from the OS %.1f MiB; %s",

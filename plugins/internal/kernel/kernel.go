@@ -237,6 +237,12 @@ type Instance struct {
 	callCtx  context.Context
 	stopped  uint32
 	charged  uint64 // bytes of host work since the last check (Charge)
+
+	// What the kernel memory held at the end of the last call, and whether
+	// it refused an allocation, for the caller to report once it is
+	// released.
+	lastKernelBytes uint64
+	lastRefused     bool
 }
 
 // Instantiate makes an instance. ctx may carry wazero's experimental
@@ -314,7 +320,13 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 	if timeout > 0 {
 		i.deadline = time.Now().Add(timeout)
 	}
-	defer func() { i.deadline, i.callCtx = time.Time{}, nil }()
+	defer func() {
+		i.deadline, i.callCtx = time.Time{}, nil
+		// An idle instance keeps no more than a reset leaves: its blocks
+		// are of no use once the output is copied.
+		i.lastKernelBytes, i.lastRefused = i.mem.size(), i.mem.refused
+		i.resetCall()
+	}()
 	inInit, err := i.callGuest(cctx, fn)
 	if i.stopped != 0 {
 		// yield stopped the guest. Closing the module with the reason
@@ -442,12 +454,20 @@ func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
 // functions that copy to or from it.
 func (i *Instance) GuestMemory() api.Memory { return i.mod.Memory() }
 
-// KernelBytes is the kernel memory the instance holds.
-func (i *Instance) KernelBytes() uint64 { return i.mem.size() }
+// KernelBytes is the kernel memory the last call held at its end, its
+// blocks' bytes and records (after it, the instance holds at most
+// KernelFloor).
+func (i *Instance) KernelBytes() uint64 { return i.lastKernelBytes }
+
+// KernelHeld is the kernel memory the instance holds now.
+func (i *Instance) KernelHeld() uint64 { return i.mem.size() }
+
+// KernelFloor is the most kernel memory an instance keeps between calls.
+const KernelFloor = keepAtReset + keepRecordsAtReset*recordBytes
 
 // KernelRefused reports whether an allocation was refused at KernelBytes
 // during the last call.
-func (i *Instance) KernelRefused() bool { return i.mem.refused }
+func (i *Instance) KernelRefused() bool { return i.lastRefused }
 
 // Block returns the content of the kernel block at off (a view, valid
 // until the call returns) and whether off is a block.

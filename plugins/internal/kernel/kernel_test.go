@@ -152,6 +152,10 @@ func TestKernelMemoryLimit(t *testing.T) {
 	if got := inst.KernelBytes(); got > 8<<20 {
 		t.Fatalf("kernel memory %d over its limit", got)
 	}
+	// What the call held is released when it returns, down to the floor.
+	if got := inst.KernelHeld(); got > KernelFloor {
+		t.Fatalf("after the call the instance holds %d bytes of kernel memory, over the floor of %d", got, KernelFloor)
+	}
 	// The next call starts afresh.
 	if out := call(t, inst, "echo", []byte("again")); string(out.Output) != "again" || inst.KernelRefused() {
 		t.Fatalf("after hog: %+v", out)
