@@ -309,6 +309,12 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		i.fns[name] = fn
 	}
 	i.resetCall()
+	defer func() {
+		// An idle instance keeps no more than a reset leaves: its blocks
+		// are of no use once the output is copied.
+		i.lastKernelBytes, i.lastRefused = i.mem.size(), i.mem.refused
+		i.resetCall()
+	}()
 	if len(input) > 0 {
 		if i.input = i.mem.put(input); i.input == 0 {
 			return Outcome{}, fmt.Errorf("kernel: input of %d bytes exceeds the kernel memory limit of %d bytes", len(input), i.m.cfg.KernelBytes)
@@ -320,13 +326,7 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 	if timeout > 0 {
 		i.deadline = time.Now().Add(timeout)
 	}
-	defer func() {
-		i.deadline, i.callCtx = time.Time{}, nil
-		// An idle instance keeps no more than a reset leaves: its blocks
-		// are of no use once the output is copied.
-		i.lastKernelBytes, i.lastRefused = i.mem.size(), i.mem.refused
-		i.resetCall()
-	}()
+	defer func() { i.deadline, i.callCtx = time.Time{}, nil }()
 	inInit, err := i.callGuest(cctx, fn)
 	if i.stopped != 0 {
 		// yield stopped the guest. Closing the module with the reason
@@ -456,14 +456,11 @@ func (i *Instance) GuestMemory() api.Memory { return i.mod.Memory() }
 
 // KernelBytes is the kernel memory the last call held at its end, its
 // blocks' bytes and records (after it, the instance holds at most
-// KernelFloor).
+// kernelFloor).
 func (i *Instance) KernelBytes() uint64 { return i.lastKernelBytes }
 
-// KernelHeld is the kernel memory the instance holds now.
-func (i *Instance) KernelHeld() uint64 { return i.mem.size() }
-
-// KernelFloor is the most kernel memory an instance keeps between calls.
-const KernelFloor = keepAtReset + keepRecordsAtReset*recordBytes
+// kernelFloor is the most kernel memory an instance keeps between calls.
+const kernelFloor = keepAtReset + keepRecordsAtReset*recordBytes
 
 // KernelRefused reports whether an allocation was refused at KernelBytes
 // during the last call.

@@ -153,8 +153,8 @@ func TestKernelMemoryLimit(t *testing.T) {
 		t.Fatalf("kernel memory %d over its limit", got)
 	}
 	// What the call held is released when it returns, down to the floor.
-	if got := inst.KernelHeld(); got > KernelFloor {
-		t.Fatalf("after the call the instance holds %d bytes of kernel memory, over the floor of %d", got, KernelFloor)
+	if got := inst.mem.size(); got > kernelFloor {
+		t.Fatalf("after the call the instance holds %d bytes of kernel memory, over the floor of %d", got, kernelFloor)
 	}
 	// The next call starts afresh.
 	if out := call(t, inst, "echo", []byte("again")); string(out.Output) != "again" || inst.KernelRefused() {

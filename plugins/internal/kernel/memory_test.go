@@ -106,8 +106,8 @@ func TestMemoryRecordsCountAgainstTheLimit(t *testing.T) {
 		t.Fatalf("%d blocks, more than the %d the limit holds", n, max)
 	}
 	m.reset()
-	if floor := uint64(keepAtReset + keepRecordsAtReset*recordBytes); m.size() > floor {
-		t.Fatalf("after reset the memory holds %d bytes, over the floor of %d", m.size(), floor)
+	if m.size() > kernelFloor {
+		t.Fatalf("after reset the memory holds %d bytes, over the floor of %d", m.size(), kernelFloor)
 	}
 }
 
