@@ -24,7 +24,7 @@ var hostCallCases = []struct{ pick, name string }{
 	{"w", "var_set of 64 KiB"}, {"x", "get_log_level"}, {"y", "log_info"}, {"z", "log_trace"},
 	{"A", "log_debug"}, {"B", "log_warn"}, {"C", "log_error"}, {"D", "mcphost_log"},
 	{"E", "mcphost_secret"}, {"F", "mcphost_block_read"}, {"G", "mcphost_block_write"},
-	{"H", "mcphost_http"}, {"I", "WASI random_get"},
+	{"H", "mcphost_http"}, {"I", "WASI random_get"}, {"K", "WASI poll_oneoff of 4096 subscriptions"},
 }
 
 // maxOverrun is how far past its timeout a call may end in these tests: far
@@ -158,4 +158,13 @@ func TestHostFunctionLinesAreBounded(t *testing.T) {
 	if !strings.Contains(lb.String(), "log lines dropped") {
 		t.Error("the dropped lines were not reported")
 	}
+}
+
+// Work inside one WASI call cannot be stopped, so a call with more I/O
+// vectors or subscriptions than any real guest passes traps: one
+// poll_oneoff of 734,003 subscriptions was 50-150 ms of work.
+func TestWASICallCountsAreBounded(t *testing.T) {
+	p := openHostCalls(t, 10*time.Second)
+	_, err := p.Invoke(ctx(t), abi.HookPolicy, []byte("L"))
+	wantError(t, err, KindTrap, "WASI poll_oneoff with 734003 items", "over mcphost's limit of 4096")
 }

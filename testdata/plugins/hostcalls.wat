@@ -14,6 +14,8 @@
 ;;   E mcphost_secret of an ungranted name  F mcphost_block_read of 64 KiB
 ;;   G mcphost_block_write of 64 KiB  H mcphost_http of a bad request
 ;;   I WASI random_get of 64 KiB
+;;   K WASI poll_oneoff of 4096 clock subscriptions
+;;   L WASI poll_oneoff of as many as 56 MiB holds (734,003): over the limit
 ;;   J alloc(1) until it fails, then a trap, as an allocator aborts: the
 ;;     blocks' bookkeeping must run into memory_mb, not the host's memory
 ;; Both policy and auth hooks run it (mcphost_http needs an auth plugin).
@@ -53,6 +55,7 @@
   (import "mcphost:host/v1" "mcphost_block_write" (func $block_write (param i32 i32) (result i64)))
   (import "mcphost:host/v1" "mcphost_http" (func $mcphost_http (param i64) (result i64)))
   (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
 
   (memory (export "memory") 2)
   (data (i32.const 0) "{\"abi\":1,\"name\":\"hostcalls\",\"version\":\"1.0.0\",\"hooks\":[\"policy\",\"auth\"]}\00")
@@ -62,7 +65,7 @@
   (global $msg (mut i64) (i64.const 0))
 
   (type $case (func))
-  (table 36 funcref)
+  (table 38 funcref)
   (elem (i32.const 0)
     $churn $free_ $length_ $length_unsafe_ $load_u8_ $load_u64_ $store_u8_
     $store_u64_ $input_length_ $input_offset_ $input_load_u8_ $input_load_u64_
@@ -70,7 +73,7 @@
     $error_get_ $reset_ $memory_bytes_ $config_get_ $var_get_ $var_set_
     $get_log_level_ $log_info_ $log_trace_ $log_debug_ $log_warn_ $log_error_
     $mcphost_log_ $mcphost_secret_ $block_read_ $block_write_ $mcphost_http_
-    $random_get_ $blocks)
+    $random_get_ $blocks $poll_oneoff_ $poll_oneoff_huge)
 
   (func (export "mcphost_describe") (result i32)
     (local $n i32) (local $off i64) (local $i i32)
@@ -161,6 +164,15 @@
   (func $block_write_ (loop $l (call $free (call $block_write (i32.const 65536) (i32.const 65536))) (br $l)))
   (func $mcphost_http_ (loop $l (call $free (call $mcphost_http (call $byte (i32.const 123)))) (br $l)))
   (func $random_get_ (loop $l (drop (call $random_get (i32.const 65536) (i32.const 65536))) (br $l)))
+;; subscriptions (48 bytes each) from 64 KiB on, then events (32 each)
+  (func $poll_oneoff_
+    (drop (memory.grow (i32.const 6)))
+    (loop $l
+      (drop (call $poll_oneoff (i32.const 65536) (i32.const 262144) (i32.const 4096) (i32.const 0)))
+      (br $l)))
+  (func $poll_oneoff_huge
+    (drop (memory.grow (i32.const 896)))
+    (drop (call $poll_oneoff (i32.const 65536) (i32.const 35324416) (i32.const 734003) (i32.const 0))))
   (func $blocks
     (loop $l (br_if $l (i64.ne (call $alloc (i64.const 1)) (i64.const 0))))
     unreachable)
