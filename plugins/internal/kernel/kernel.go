@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -259,7 +260,8 @@ func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 		// Anonymous, so that a runtime holds many; no start functions
 		// (exports run at instantiation, such as _start): the initialiser
 		// runs under the first call's deadline.
-		wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		wazero.NewModuleConfig().WithName("").WithStartFunctions().
+			WithRandSource(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}))
 	inst.deadline, inst.callCtx = time.Time{}, nil
 	if err != nil {
 		if inst.stopped != 0 {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -355,4 +357,28 @@ func TestChargeChecksTheDeadline(t *testing.T) {
 	inst.Charge(512 << 10) // under a MiB: no check yet
 	inst.Charge(512 << 10)
 	t.Fatal("a MiB of work past the deadline did not stop the guest")
+}
+
+// The guest's random source gives wazero's deterministic bytes, a chunk at
+// a time, each charged: a random_get past the deadline is stopped after
+// its first MiB.
+func TestRandomSourceIsCharged(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	got := make([]byte, 3*workChunk+5)
+	if _, err := io.ReadFull(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}, got); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, len(got))
+	rand.New(rand.NewSource(randSeed)).Read(want)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the random bytes differ from wazero's deterministic source")
+	}
+	inst.deadline = time.Now().Add(-time.Second)
+	defer func() {
+		if exit, ok := recover().(*sys.ExitError); !ok || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+			t.Fatalf("recovered %v", exit)
+		}
+	}()
+	io.ReadFull(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}, make([]byte, 64*workChunk))
+	t.Fatal("64 MiB of random bytes past the deadline were not stopped")
 }

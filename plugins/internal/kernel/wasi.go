@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
@@ -80,3 +81,23 @@ func (w wasiCall) Before(ctx context.Context, _ api.Module, _ api.FunctionDefini
 func (wasiCall) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 
 func (wasiCall) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+// randSeed is the seed of wazero's default random source: guests get the
+// same bytes as before, the same in every instance.
+const randSeed = 42
+
+// chargedRand is the guest's random source (WASI random_get): the
+// deterministic one, read a chunk at a time with each chunk charged, so
+// that one random_get over the guest's whole memory can be stopped in the
+// middle.
+type chargedRand struct {
+	inst *Instance
+	src  io.Reader
+}
+
+func (r *chargedRand) Read(p []byte) (int, error) {
+	p = p[:min(len(p), workChunk)]
+	n, err := r.src.Read(p)
+	r.inst.Charge(uint64(n))
+	return n, err
+}
