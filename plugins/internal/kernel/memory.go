@@ -158,6 +158,7 @@ func (m *memory) reserve(end uint64) bool {
 		if grown <= records {
 			return false
 		}
+		m.work((grown - records) * recordBytes) // the runtime clears them
 		next := make([]block, len(m.blocks), grown)
 		copy(next, m.blocks)
 		m.blocks = next
@@ -169,6 +170,9 @@ func (m *memory) reserve(end uint64) bool {
 		if grown < end {
 			return false
 		}
+		// The runtime clears the new bytes: charged before, as the
+		// copy is as it goes.
+		m.work(grown - uint64(len(m.buf)))
 		next := make([]byte, len(m.buf), grown)
 		m.copy(next, m.buf)
 		m.buf = next

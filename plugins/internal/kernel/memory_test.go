@@ -116,9 +116,20 @@ func TestMemoryRecordsCountAgainstTheLimit(t *testing.T) {
 func TestMemoryChargesItsWork(t *testing.T) {
 	var charged, largest uint64
 	m := &memory{limit: 64 << 20, charge: func(n uint64) { charged += n; largest = max(largest, n) }}
+	m.alloc(3 * workChunk)
+	m.reset() // keeps the buffer, whose bytes must be cleared again
+	charged, largest = 0, 0
 	m.put(make([]byte, 3*workChunk))
-	if charged < 3*workChunk || largest > workChunk {
-		t.Fatalf("charged %d bytes, at most %d at once", charged, largest)
+	if charged < 2*3*workChunk || largest > workChunk {
+		t.Fatalf("clearing and copying %d bytes charged %d, at most %d at once", 3*workChunk, charged, largest)
+	}
+	// A fresh buffer comes cleared by the runtime: that is charged too,
+	// so a loop of reset and a large alloc is not free.
+	m.reset()
+	charged = 0
+	m.alloc(8 * workChunk)
+	if charged < 8*workChunk {
+		t.Fatalf("a new buffer of %d bytes charged %d", 8*workChunk, charged)
 	}
 }
 
