@@ -25,6 +25,7 @@ var hostCallCases = []struct{ pick, name string }{
 	{"A", "log_debug"}, {"B", "log_warn"}, {"C", "log_error"}, {"D", "mcphost_log"},
 	{"E", "mcphost_secret"}, {"F", "mcphost_block_read"}, {"G", "mcphost_block_write"},
 	{"H", "mcphost_http"}, {"I", "WASI random_get"}, {"K", "WASI poll_oneoff of 4096 subscriptions"},
+	{"M", "reset and alloc of 32 MiB"},
 }
 
 // maxOverrun is how far past its timeout a call may end in these tests: far
