@@ -28,6 +28,16 @@ var hostCallCases = []struct{ pick, name string }{
 	{"M", "reset and alloc of 32 MiB"},
 }
 
+// hostCallHook is the hook that runs pick: mcphost_http, given only to
+// plugins with an auth hook, is called from that hook, as a real plugin
+// would.
+func hostCallHook(pick string) abi.Hook {
+	if pick == "H" {
+		return abi.HookAuth
+	}
+	return abi.HookPolicy
+}
+
 // maxOverrun is how far past its timeout a call may end in these tests: far
 // above what is measured (the test logs it), so that a loaded machine does
 // not fail them, and far below the seconds an uncharged loop ran.
@@ -48,10 +58,7 @@ func TestHostCallLoopsStopAtTimeout(t *testing.T) {
 	p := openHostCalls(t, timeout)
 	for _, tc := range hostCallCases {
 		t.Run(tc.name, func(t *testing.T) {
-			hook := abi.HookPolicy
-			if tc.pick == "H" {
-				hook = abi.HookAuth
-			}
+			hook := hostCallHook(tc.pick)
 			start := time.Now()
 			_, err := p.Invoke(ctx(t), hook, []byte(tc.pick))
 			overrun := time.Since(start) - timeout
@@ -69,18 +76,21 @@ func TestHostCallLoopsStopAtCancel(t *testing.T) {
 	p := openHostCalls(t, 30*time.Second)
 	for _, tc := range hostCallCases {
 		t.Run(tc.name, func(t *testing.T) {
-			hook := abi.HookPolicy
-			if tc.pick == "H" {
-				hook = abi.HookAuth
-			}
+			hook := hostCallHook(tc.pick)
 			c, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var canceledAt time.Time
-			timer := time.AfterFunc(100*time.Millisecond, func() { canceledAt = time.Now(); cancel() })
+			canceledAt := make(chan time.Time, 1)
+			timer := time.AfterFunc(100*time.Millisecond, func() { canceledAt <- time.Now(); cancel() })
 			defer timer.Stop()
 			_, err := p.Invoke(c, hook, []byte(tc.pick))
 			wantError(t, err, KindCanceled, "canceled")
-			late := time.Since(canceledAt)
+			var at time.Time
+			select {
+			case at = <-canceledAt:
+			default:
+				t.Fatal("the call ended before it was canceled")
+			}
+			late := time.Since(at)
 			t.Logf("%s: ended %v after the cancellation", tc.name, late.Round(10*time.Microsecond))
 			if late > maxOverrun {
 				t.Errorf("the call ended %v after its cancellation", late)
