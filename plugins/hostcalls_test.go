@@ -15,6 +15,7 @@ import (
 // hostCallCases are the host functions the hostcalls fixture loops on,
 // by the input byte that picks each (see testdata/plugins/hostcalls.wat).
 var hostCallCases = []struct{ pick, name string }{
+	{"N", "no host call (a plain loop, for comparison)"},
 	{"a", "alloc and free over 200,000 blocks"}, {"b", "free"}, {"c", "length"},
 	{"d", "length_unsafe"}, {"e", "load_u8"}, {"f", "load_u64"}, {"g", "store_u8"},
 	{"h", "store_u64"}, {"i", "input_length"}, {"j", "input_offset"}, {"k", "input_load_u8"},

@@ -17,6 +17,7 @@
 ;;   K WASI poll_oneoff of 4096 clock subscriptions
 ;;   L WASI poll_oneoff of as many as 56 MiB holds (734,003): over the limit
 ;;   M reset, then alloc of 32 MiB (a new buffer each time)
+;;   N no host call: a plain loop, to compare the others with
 ;;   J alloc(1) until it fails, then a trap, as an allocator aborts: the
 ;;     blocks' bookkeeping must run into memory_mb, not the host's memory
 ;; Both policy and auth hooks run it (mcphost_http needs an auth plugin).
@@ -66,7 +67,7 @@
   (global $msg (mut i64) (i64.const 0))
 
   (type $case (func))
-  (table 39 funcref)
+  (table 40 funcref)
   (elem (i32.const 0)
     $churn $free_ $length_ $length_unsafe_ $load_u8_ $load_u64_ $store_u8_
     $store_u64_ $input_length_ $input_offset_ $input_load_u8_ $input_load_u64_
@@ -74,7 +75,7 @@
     $error_get_ $reset_ $memory_bytes_ $config_get_ $var_get_ $var_set_
     $get_log_level_ $log_info_ $log_trace_ $log_debug_ $log_warn_ $log_error_
     $mcphost_log_ $mcphost_secret_ $block_read_ $block_write_ $mcphost_http_
-    $random_get_ $blocks $poll_oneoff_ $poll_oneoff_huge $reset_alloc)
+    $random_get_ $blocks $poll_oneoff_ $poll_oneoff_huge $reset_alloc $plain)
 
   (func (export "mcphost_describe") (result i32)
     (local $n i32) (local $off i64) (local $i i32)
@@ -176,6 +177,7 @@
     (drop (call $poll_oneoff (i32.const 65536) (i32.const 35324416) (i32.const 734003) (i32.const 0))))
   (func $reset_alloc
     (loop $l (call $reset) (drop (call $alloc (i64.const 33554432))) (br $l)))
+  (func $plain (loop $l (br $l)))
   (func $blocks
     (loop $l (br_if $l (i64.ne (call $alloc (i64.const 1)) (i64.const 0))))
     unreachable)
