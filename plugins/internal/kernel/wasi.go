@@ -71,7 +71,7 @@ func (w wasiCall) Before(ctx context.Context, _ api.Module, _ api.FunctionDefini
 	for _, i := range w.counts {
 		n := uint64(uint32(params[i]))
 		if n > maxWASIItems {
-			panic(fmt.Sprintf("kernel: WASI %s with %d items (I/O vectors or subscriptions), over mcphost's limit of %d", w.name, n, maxWASIItems))
+			panic(fmt.Sprintf("kernel: WASI %s with %d items (I/O vectors or subscriptions), over mcphost's limit of %d a call: split it into calls of at most %d", w.name, n, maxWASIItems, maxWASIItems))
 		}
 		cost += n * wasiItemCost
 	}
