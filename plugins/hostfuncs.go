@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/mcphost/mcphost/pdk/abi"
@@ -62,6 +63,7 @@ func readBlock(k *kernel.Instance, off uint64, limit int) (data []byte, n uint64
 	if len(buf) > limit {
 		buf = buf[:limit]
 	}
+	k.Charge(uint64(len(buf)))
 	data = append([]byte(nil), buf...)
 	k.Free(off)
 	return data, n, true
@@ -113,19 +115,40 @@ func (p *Plugin) hostLog(ctx context.Context, k *kernel.Instance, stack []uint64
 	p.logGuest(ctx, int32(uint32(stack[0])), data, n, ok)
 }
 
+// hostLine logs what a host function has to say about a guest's call of
+// it, within the call's budget of log lines (maxLogLines, shared with the
+// guest's own), so that a guest calling it in a loop cannot flood the log.
+func (p *Plugin) hostLine(ctx context.Context, level hclog.Level, msg string, args ...any) {
+	if log, ok := p.callLog(ctx); ok {
+		log.Log(level, msg, args...)
+	}
+}
+
+// callLog takes one line of the call's budget: the logger for it, naming
+// the hook, or false when the budget is spent (the line is counted as
+// dropped, and reported once after the call).
+func (p *Plugin) callLog(ctx context.Context) (hclog.Logger, bool) {
+	st, _ := ctx.Value(callKey{}).(*callState)
+	if st == nil {
+		return p.log, true
+	}
+	if st.logs >= maxLogLines {
+		st.logsLost++
+		return nil, false
+	}
+	st.logs++
+	if st.hook != "" {
+		return p.log.With("hook", st.hook), true
+	}
+	return p.log, true
+}
+
 // logGuest writes a guest's log line of level (abi.Log*): data is the
 // message, cut from n bytes; !ok is a bad message pointer.
 func (p *Plugin) logGuest(ctx context.Context, level int32, data []byte, n uint64, ok bool) {
-	log := p.log
-	if st, _ := ctx.Value(callKey{}).(*callState); st != nil {
-		if st.logs >= maxLogLines {
-			st.logsLost++
-			return
-		}
-		st.logs++
-		if st.hook != "" {
-			log = log.With("hook", st.hook)
-		}
+	log, within := p.callLog(ctx)
+	if !within {
+		return
 	}
 	if !ok {
 		log.Warn("mcphost_log: bad message pointer")
@@ -151,23 +174,23 @@ func (p *Plugin) logGuest(ctx context.Context, level int32, data []byte, n uint6
 
 // hostSecret: (name i64) -> (value i64). Only the names the configuration
 // grants; values are never logged.
-func (p *Plugin) hostSecret(_ context.Context, k *kernel.Instance, stack []uint64) {
+func (p *Plugin) hostSecret(ctx context.Context, k *kernel.Instance, stack []uint64) {
 	off := stack[0]
 	stack[0] = 0
 	data, n, ok := readBlock(k, off, maxSecretName)
 	if !ok || n > maxSecretName {
-		p.log.Warn("mcphost_secret: bad secret name")
+		p.hostLine(ctx, hclog.Warn, "mcphost_secret: bad secret name")
 		return
 	}
 	name := string(data)
 	v, granted := p.spec.Secrets[name]
 	if !granted {
-		p.log.Debug("mcphost_secret: not granted", "secret", guestText(name))
+		p.hostLine(ctx, hclog.Debug, "mcphost_secret: not granted", "secret", guestText(name))
 		return
 	}
 	val := k.Put([]byte(v))
 	if val == 0 && v != "" {
-		p.log.Warn("mcphost_secret: no room in the kernel memory for the value (memory_mb)", "secret", name)
+		p.hostLine(ctx, hclog.Warn, "mcphost_secret: no room in the kernel memory for the value (memory_mb)", "secret", name)
 		return
 	}
 	stack[0] = val
@@ -178,15 +201,16 @@ func (p *Plugin) hostSecret(_ context.Context, k *kernel.Instance, stack []uint6
 func (p *Plugin) hostHTTP(ctx context.Context, k *kernel.Instance, stack []uint64) {
 	resp := p.doHTTP(ctx, k, stack[0])
 	if resp.Error != "" {
-		p.log.Warn("mcphost_http: " + resp.Error)
+		p.hostLine(ctx, hclog.Warn, "mcphost_http: "+resp.Error)
 	}
 	data, err := json.Marshal(resp)
 	if err != nil {
 		data = []byte(`{"status":0,"error":"cannot encode the response"}`)
 	}
+	k.Charge(uint64(len(data)))
 	off := k.Put(data)
 	if off == 0 {
-		p.log.Warn("mcphost_http: no room in the kernel memory for the response (memory_mb)")
+		p.hostLine(ctx, hclog.Warn, "mcphost_http: no room in the kernel memory for the response (memory_mb)")
 	}
 	stack[0] = off
 }

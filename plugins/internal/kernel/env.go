@@ -88,6 +88,7 @@ func envFuncs(cfg *Config) []HostFunc {
 			if !ok {
 				return
 			}
+			i.Charge(uint64(len(key))) // hashed to look it up; the value's copy is charged by put
 			if v, found := cfg.Config[string(key)]; found {
 				s[0] = i.mem.put([]byte(v))
 			}
@@ -99,6 +100,7 @@ func envFuncs(cfg *Config) []HostFunc {
 			if !ok {
 				return
 			}
+			i.Charge(uint64(len(key)))
 			v, found := i.vars[string(key)]
 			i.freeBlock(off)
 			if found {
@@ -118,6 +120,7 @@ func envFuncs(cfg *Config) []HostFunc {
 				return
 			}
 			if msg, ok := i.mem.bytes(s[0]); ok {
+				i.Charge(uint64(len(msg)))
 				cfg.Log(ctx, i, level, msg)
 			}
 		}))
@@ -130,6 +133,11 @@ const ErrNoHTTP = "Extism's http_request is not available (it follows redirects 
 
 func noHTTP(context.Context, *Instance, []uint64) { panic(ErrNoHTTP) }
 
+// varEntryBytes is what a variable costs against MaxVarBytes beside its
+// key and value: the map's entry and the two headers, so that many tiny
+// variables are held to the limit too.
+const varEntryBytes = 64
+
 func (i *Instance) setVar(limit int, keyOff, valOff uint64) {
 	if limit == 0 {
 		panic("var_set: variables are disabled")
@@ -138,13 +146,18 @@ func (i *Instance) setVar(limit int, keyOff, valOff uint64) {
 	if !ok {
 		return
 	}
+	i.Charge(uint64(len(key)))
 	k := string(key)
 	i.freeBlock(keyOff)
 	old, had := i.vars[k]
 	if valOff == 0 {
 		if had {
-			i.varBytes -= len(k) + len(old)
+			i.varBytes -= varEntryBytes + len(k) + len(old)
 			delete(i.vars, k)
+			if len(i.vars) == 0 {
+				// A Go map never shrinks: let an emptied one go.
+				i.vars = nil
+			}
 		}
 		return
 	}
@@ -152,9 +165,10 @@ func (i *Instance) setVar(limit int, keyOff, valOff uint64) {
 	if !ok {
 		return
 	}
+	i.Charge(uint64(len(val)))
 	size := i.varBytes - len(old) + len(val)
 	if !had {
-		size += len(k)
+		size += varEntryBytes + len(k)
 	}
 	if size > limit {
 		panic(fmt.Sprintf("var_set: variables would take %d bytes, over the limit of %d", size, limit))

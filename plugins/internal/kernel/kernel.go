@@ -25,10 +25,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -95,8 +97,8 @@ type Module struct {
 // Compile compiles wasm into a new runtime with Extism's functions, WASI
 // if cfg asks for it, and cfg's host functions.
 func Compile(ctx context.Context, wasm []byte, cfg Config) (*Module, error) {
-	if cfg.KernelBytes == 0 {
-		return nil, errors.New("kernel: KernelBytes is required")
+	if cfg.KernelBytes == 0 || cfg.KernelBytes > MaxKernelBytes {
+		return nil, fmt.Errorf("kernel: KernelBytes must be from 1 to %d, not %d", uint64(MaxKernelBytes), cfg.KernelBytes)
 	}
 	// The guest must be stoppable: instrumented, it counts down fuel at
 	// every function entry and loop header and calls the host's yield
@@ -145,7 +147,10 @@ func compile(ctx context.Context, code []byte, cfg Config) (*Module, error) {
 		return nil, err
 	}
 	if cfg.WASI {
-		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		// WASI's functions are wazero's: a listener charges each call, by
+		// its sizes and counts, as the kernel's own functions are charged.
+		wctx := experimental.WithFunctionListenerFactory(ctx, wasiCharges{})
+		if _, err := wasi_snapshot_preview1.Instantiate(wctx, rt); err != nil {
 			return fail(fmt.Errorf("kernel: WASI: %w", err))
 		}
 	}
@@ -191,6 +196,9 @@ func (m *Module) instantiateHostModules(ctx context.Context) error {
 				if inst == nil {
 					panic("kernel: host function called outside a call")
 				}
+				// Every call is charged, before it runs: a guest making
+				// millions of cheap calls is stopped like any loop.
+				inst.Charge(hostCallCost)
 				fn(ctx, inst, stack)
 			}), f.Params, f.Results).Export(f.Name)
 		}
@@ -230,6 +238,12 @@ type Instance struct {
 	callCtx  context.Context
 	stopped  uint32
 	charged  uint64 // bytes of host work since the last check (Charge)
+
+	// What the kernel memory held at the end of the last call, and whether
+	// it refused an allocation, for the caller to report once it is
+	// released.
+	lastKernelBytes uint64
+	lastRefused     bool
 }
 
 // Instantiate makes an instance. ctx may carry wazero's experimental
@@ -237,6 +251,7 @@ type Instance struct {
 // runs under it.
 func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 	inst := &Instance{m: m, fns: map[string]api.Function{}, mem: memory{limit: m.cfg.KernelBytes}}
+	inst.mem.charge = inst.Charge
 	// The module's start section runs here: under ctx's deadline, which
 	// yield enforces as for a call.
 	inst.deadline, _ = ctx.Deadline()
@@ -245,7 +260,8 @@ func (m *Module) Instantiate(ctx context.Context) (*Instance, error) {
 		// Anonymous, so that a runtime holds many; no start functions
 		// (exports run at instantiation, such as _start): the initialiser
 		// runs under the first call's deadline.
-		wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		wazero.NewModuleConfig().WithName("").WithStartFunctions().
+			WithRandSource(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}))
 	inst.deadline, inst.callCtx = time.Time{}, nil
 	if err != nil {
 		if inst.stopped != 0 {
@@ -295,6 +311,12 @@ func (i *Instance) Call(ctx context.Context, name string, input []byte, timeout 
 		i.fns[name] = fn
 	}
 	i.resetCall()
+	defer func() {
+		// An idle instance keeps no more than a reset leaves: its blocks
+		// are of no use once the output is copied.
+		i.lastKernelBytes, i.lastRefused = i.mem.size(), i.mem.refused
+		i.resetCall()
+	}()
 	if len(input) > 0 {
 		if i.input = i.mem.put(input); i.input == 0 {
 			return Outcome{}, fmt.Errorf("kernel: input of %d bytes exceeds the kernel memory limit of %d bytes", len(input), i.m.cfg.KernelBytes)
@@ -367,12 +389,24 @@ func (i *Instance) callGuest(ctx context.Context, fn api.Function) (inInit bool,
 // for host functions that wait (an HTTP request).
 func (i *Instance) Deadline() time.Time { return i.deadline }
 
-// Charge accounts for n bytes of work a host function did for the guest
-// (copying, clearing): each MiB of it checks the deadline, as a yield
-// does, so that a loop of costly host calls is stopped like any loop.
+// What host functions are charged, in bytes of work: each host call costs
+// hostCallCost, and each chargeQuantum charged checks the deadline and the
+// caller's cancellation. A MiB of copying or clearing is tens of
+// microseconds, as are a thousand host calls.
+const (
+	hostCallCost  = 1 << 10
+	chargeQuantum = 1 << 20
+)
+
+// Charge accounts for n bytes of work a host function does for the guest
+// (copying, clearing, hashing; the kernel charges each call as well):
+// each MiB of it checks the deadline and the caller's cancellation, as a
+// yield does, and stops the guest (a trap, by panicking) if either is
+// due, so that a loop of host calls, cheap or costly, is stopped like any
+// loop. Outside a call it never stops anything.
 func (i *Instance) Charge(n uint64) {
 	i.charged += n
-	if i.charged >= 1<<20 {
+	if i.charged >= chargeQuantum {
 		i.charged = 0
 		i.stopIfDue()
 	}
@@ -422,12 +456,17 @@ func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
 // functions that copy to or from it.
 func (i *Instance) GuestMemory() api.Memory { return i.mod.Memory() }
 
-// KernelBytes is the kernel memory the instance holds.
-func (i *Instance) KernelBytes() uint64 { return i.mem.size() }
+// KernelBytes is the kernel memory the last call held at its end, its
+// blocks' bytes and records (after it, the instance holds at most
+// kernelFloor).
+func (i *Instance) KernelBytes() uint64 { return i.lastKernelBytes }
+
+// kernelFloor is the most kernel memory an instance keeps between calls.
+const kernelFloor = keepAtReset + keepRecordsAtReset*recordBytes
 
 // KernelRefused reports whether an allocation was refused at KernelBytes
 // during the last call.
-func (i *Instance) KernelRefused() bool { return i.mem.refused }
+func (i *Instance) KernelRefused() bool { return i.lastRefused }
 
 // Block returns the content of the kernel block at off (a view, valid
 // until the call returns) and whether off is a block.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +96,7 @@ func TestConfig(t *testing.T) {
 }
 
 func TestVarsPerInstance(t *testing.T) {
-	m := compileFixture(t, Config{MaxVarBytes: 64})
+	m := compileFixture(t, Config{MaxVarBytes: 1024})
 	a, b := newInstance(t, m), newInstance(t, m)
 	for want := byte(1); want <= 3; want++ {
 		if out := call(t, a, "count", nil); !bytes.Equal(out.Output, []byte{want}) {
@@ -103,6 +105,35 @@ func TestVarsPerInstance(t *testing.T) {
 	}
 	if out := call(t, b, "count", nil); !bytes.Equal(out.Output, []byte{1}) {
 		t.Fatalf("another instance shares variables: %v", out.Output)
+	}
+}
+
+// Each variable costs its entry as well as its key and value, so a guest
+// cannot hold the host's memory with millions of one-byte variables; an
+// instance whose variables are all deleted lets the map go.
+func TestVarsCountTheirEntries(t *testing.T) {
+	const limit = 100 * (varEntryBytes + 3 + 1)
+	inst := newInstance(t, compileFixture(t, Config{MaxVarBytes: limit}))
+	set := func(key string, val []byte) (refused any) {
+		defer func() { refused = recover() }()
+		valOff := uint64(0)
+		if val != nil {
+			valOff = inst.Put(val)
+		}
+		inst.setVar(limit, inst.Put([]byte(key)), valOff)
+		return nil
+	}
+	n := 0
+	for ; n < 1000 && set(fmt.Sprintf("%03d", n), []byte{1}) == nil; n++ {
+	}
+	if n != 100 {
+		t.Fatalf("%d variables of 4 bytes fit in %d bytes, want 100", n, limit)
+	}
+	for k := range n {
+		set(fmt.Sprintf("%03d", k), nil)
+	}
+	if inst.vars != nil || inst.varBytes != 0 {
+		t.Fatalf("after deleting every variable: %d left, %d bytes", len(inst.vars), inst.varBytes)
 	}
 }
 
@@ -122,6 +153,10 @@ func TestKernelMemoryLimit(t *testing.T) {
 	}
 	if got := inst.KernelBytes(); got > 8<<20 {
 		t.Fatalf("kernel memory %d over its limit", got)
+	}
+	// What the call held is released when it returns, down to the floor.
+	if got := inst.mem.size(); got > kernelFloor {
+		t.Fatalf("after the call the instance holds %d bytes of kernel memory, over the floor of %d", got, kernelFloor)
 	}
 	// The next call starts afresh.
 	if out := call(t, inst, "echo", []byte("again")); string(out.Output) != "again" || inst.KernelRefused() {
@@ -288,6 +323,25 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
+// Every host call is charged: a guest calling a cheap one in a loop is
+// checked every 1024 calls, well before its code has spent a quantum of
+// fuel (about 10,000 iterations of such a loop).
+func TestHostCallsAreCharged(t *testing.T) {
+	calls := 0
+	inst := newInstance(t, compileFixture(t, Config{
+		LogLevel: LevelInfo,
+		Log:      func(context.Context, *Instance, Level, []byte) { calls++ },
+	}))
+	_, err := inst.Call(context.Background(), "log_loop", nil, time.Nanosecond)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("err = %v", err)
+	}
+	if calls >= chargeQuantum/hostCallCost {
+		t.Fatalf("%d host calls past the deadline before a check", calls)
+	}
+}
+
 // Host functions that do work in proportion to a size (alloc, block copies)
 // check the deadline every MiB of it, so that a loop of them is stopped
 // like any loop.
@@ -303,4 +357,28 @@ func TestChargeChecksTheDeadline(t *testing.T) {
 	inst.Charge(512 << 10) // under a MiB: no check yet
 	inst.Charge(512 << 10)
 	t.Fatal("a MiB of work past the deadline did not stop the guest")
+}
+
+// The guest's random source gives wazero's deterministic bytes, a chunk at
+// a time, each charged: a random_get past the deadline is stopped after
+// its first MiB.
+func TestRandomSourceIsCharged(t *testing.T) {
+	inst := newInstance(t, compileFixture(t, Config{}))
+	got := make([]byte, 3*workChunk+5)
+	if _, err := io.ReadFull(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}, got); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, len(got))
+	rand.New(rand.NewSource(randSeed)).Read(want)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the random bytes differ from wazero's deterministic source")
+	}
+	inst.deadline = time.Now().Add(-time.Second)
+	defer func() {
+		if exit, ok := recover().(*sys.ExitError); !ok || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+			t.Fatalf("recovered %v", exit)
+		}
+	}()
+	io.ReadFull(&chargedRand{inst: inst, src: rand.New(rand.NewSource(randSeed))}, make([]byte, 64*workChunk))
+	t.Fatal("64 MiB of random bytes past the deadline were not stopped")
 }

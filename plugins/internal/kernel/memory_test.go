@@ -42,9 +42,13 @@ func TestMemoryBlocks(t *testing.T) {
 }
 
 func TestMemoryLimit(t *testing.T) {
-	m := &memory{limit: 64}
+	// The limit holds the first 64 records (1 KiB) and 64 bytes.
+	m := &memory{limit: 64*recordBytes + 64}
 	if m.alloc(64) == 0 || m.alloc(1) != 0 || !m.refused {
 		t.Fatal("limit not enforced")
+	}
+	if m.size() > m.limit {
+		t.Fatalf("size %d over the limit %d", m.size(), m.limit)
 	}
 	m.reset()
 	if m.refused || m.alloc(1<<63) != 0 || m.alloc(^uint64(0)) != 0 {
@@ -56,8 +60,76 @@ func TestMemoryResetReleasesLargeBuffers(t *testing.T) {
 	m := &memory{limit: 64 << 20}
 	m.alloc(keepAtReset + 1)
 	m.reset()
-	if m.size() != 0 {
+	if m.size() != 64*recordBytes {
 		t.Fatalf("kept %d bytes", m.size())
+	}
+}
+
+// A freed block is reused by an allocation it has room for, whichever of
+// the free lists holds it, and never by a larger one.
+func TestMemoryReusesFreedBlocks(t *testing.T) {
+	m := &memory{limit: 1 << 20}
+	small, big := m.alloc(24), m.alloc(1000)
+	m.alloc(1) // keeps the blocks apart from the end
+	m.free(small)
+	m.free(big)
+	if got := m.alloc(17); got != small {
+		t.Fatalf("alloc(17) = %d, want the freed 24-byte block %d", got, small)
+	}
+	if got := m.alloc(25); got != big {
+		t.Fatalf("alloc(25) = %d, want the freed 1000-byte block %d", got, big)
+	}
+	m.free(small)
+	if got := m.alloc(32); got == small || got == 0 {
+		t.Fatalf("alloc(32) = %d: a 24-byte block reused for 32 bytes", got)
+	}
+	if m.length(big) != 25 || m.length(small) != 0 {
+		t.Fatalf("lengths %d %d", m.length(big), m.length(small))
+	}
+}
+
+// A guest making one-byte blocks until alloc fails runs into the limit,
+// records included: the memory holds no more than its limit, and a reset
+// gives back all but a small floor.
+func TestMemoryRecordsCountAgainstTheLimit(t *testing.T) {
+	const limit = 4 << 20
+	m := &memory{limit: limit}
+	n := 0
+	for m.alloc(1) != 0 {
+		n++
+	}
+	if !m.refused || m.size() > limit {
+		t.Fatalf("refused %v, size %d over the limit %d", m.refused, m.size(), limit)
+	}
+	// Each block costs its 8 bytes and its record: at most this many fit.
+	if max := limit / (alignment + int(recordBytes)); n > max {
+		t.Fatalf("%d blocks, more than the %d the limit holds", n, max)
+	}
+	m.reset()
+	if m.size() > kernelFloor {
+		t.Fatalf("after reset the memory holds %d bytes, over the floor of %d", m.size(), kernelFloor)
+	}
+}
+
+// Clearing and copying are charged as they go, a chunk at a time, so a
+// large block's work can be stopped in the middle.
+func TestMemoryChargesItsWork(t *testing.T) {
+	var charged, largest uint64
+	m := &memory{limit: 64 << 20, charge: func(n uint64) { charged += n; largest = max(largest, n) }}
+	m.alloc(3 * workChunk)
+	m.reset() // keeps the buffer, whose bytes must be cleared again
+	charged, largest = 0, 0
+	m.put(make([]byte, 3*workChunk))
+	if charged < 2*3*workChunk || largest > workChunk {
+		t.Fatalf("clearing and copying %d bytes charged %d, at most %d at once", 3*workChunk, charged, largest)
+	}
+	// A fresh buffer comes cleared by the runtime: that is charged too,
+	// so a loop of reset and a large alloc is not free.
+	m.reset()
+	charged = 0
+	m.alloc(8 * workChunk)
+	if charged < 8*workChunk {
+		t.Fatalf("a new buffer of %d bytes charged %d", 8*workChunk, charged)
 	}
 }
 
@@ -101,15 +173,16 @@ func FuzzMemory(f *testing.F) {
 			case 5:
 				m.length(arg)
 			}
-			if uint64(len(m.buf)) > m.limit {
-				t.Fatalf("memory %d over its limit", len(m.buf))
+			if m.size() > m.limit {
+				t.Fatalf("memory %d over its limit", m.size())
 			}
 			for i := 1; i < len(m.blocks); i++ {
 				p, b := m.blocks[i-1], m.blocks[i]
-				if p.off+p.size > b.off || b.used > b.size {
+				if p.off8+p.size8 > b.off8 || uint64(b.used) > uint64(b.size8)*alignment {
 					t.Fatalf("blocks overlap: %+v %+v", p, b)
 				}
 			}
+			checkFreeLists(t, m)
 			for _, off := range live {
 				if _, ok := m.bytes(off); !ok {
 					t.Fatalf("live block %d lost", off)
@@ -117,4 +190,29 @@ func FuzzMemory(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFreeLists checks that the freed blocks are exactly those on the
+// free lists, each once, in its class, and that freeClasses says which
+// lists have any.
+func checkFreeLists(t *testing.T, m *memory) {
+	t.Helper()
+	listed := map[int]bool{}
+	for c, h := range m.freed {
+		if (h != 0) != (m.freeClasses&(1<<c) != 0) {
+			t.Fatalf("class %d: head %d but bit %v", c, h, m.freeClasses&(1<<c) != 0)
+		}
+		for at := h; at != 0; at = m.blocks[at-1].next {
+			i := int(at - 1)
+			if listed[i] || m.blocks[i].next == live || classOf(m.blocks[i].size8) != c {
+				t.Fatalf("block %d (%+v) listed wrongly in class %d", i, m.blocks[i], c)
+			}
+			listed[i] = true
+		}
+	}
+	for i, b := range m.blocks {
+		if (b.next != live) != listed[i] {
+			t.Fatalf("block %d (%+v): freed but not listed, or listed but live", i, b)
+		}
+	}
 }

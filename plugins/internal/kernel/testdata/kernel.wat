@@ -12,6 +12,7 @@
 ;;   spin         never returns
 ;;   http         calls http_request (refused: traps)
 ;;   log          log_info("hello"), log_debug("quiet")
+;;   log_loop     log_info("hello") forever
 (module
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "free" (func $free (param i64)))
@@ -118,6 +119,14 @@
   (func (export "log") (result i32)
     (call $log_info (call $blockz (i32.const 192)))
     (call $log_debug (call $blockz (i32.const 256)))
+    (i32.const 0))
+
+  (func (export "log_loop") (result i32)
+    (local $b i64)
+    (local.set $b (call $blockz (i32.const 192)))
+    (loop $forever
+      (call $log_info (local.get $b))
+      (br $forever))
     (i32.const 0))
 
   ;; blockz: a new kernel block holding the NUL-terminated string at $p.
