@@ -78,11 +78,13 @@ fuzz ./internal/elicitform FuzzParse 20000
 fuzz ./internal/elicitform FuzzCheck 20000
 fuzz ./host/builtin FuzzTruncate 20000
 fuzz ./host/builtin FuzzTruncateWithinLimit 20000
+fuzz ./host/builtin FuzzScanLen 20000
 fuzz ./pdk/internal/wire FuzzDecoders 20000
 fuzz ./pdk/internal/wire FuzzEncode 20000
 fuzz ./pdk/internal/wire FuzzEncodeString 20000
 fuzz ./plugins FuzzDecodeOutput 20000
 fuzz ./host/authn FuzzFileStoreRead 20000
+fuzz ./host/authn FuzzSecretFileRead 20000
 fuzz ./host/authn FuzzTokenResponse 2000
 fuzz ./host/authn FuzzCallbackQuery 2000
 fuzz ./plugins FuzzCheckKeys 20000
