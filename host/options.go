@@ -41,6 +41,7 @@ type options struct {
 	inProcess       []inProcessServer
 	httpClient      *http.Client
 	probeTimeout    time.Duration
+	protocol        string // for servers that pin none; "": negotiate
 	onChange        func(Event)
 	stages          []StageConfig
 	confirmer       Confirmer
@@ -122,6 +123,11 @@ func WithResourceUpdates(fn func(server, uri string)) Option {
 
 // WithLogMessages receives the log messages servers send
 // (notifications/message), with the id of the server. fn must not block.
+// For stdio, sse, websocket and inprocess servers it is called as the
+// message is read, before the answer to a call that follows it: a line a
+// server writes during a call arrives while the call is in flight. For
+// Streamable HTTP servers go-sdk hands the message on on a goroutine of its
+// own, which may come after the call returned.
 func WithLogMessages(fn func(server string, p *mcp.LoggingMessageParams)) Option {
 	return func(o *options) { o.logMessages = fn }
 }
@@ -179,6 +185,17 @@ func WithInProcessServer(id string, srv *mcp.Server) Option {
 // servers; configured headers are added on top of its transport.
 func WithHTTPClient(c *http.Client) Option {
 	return func(o *options) { o.httpClient = c }
+}
+
+// WithDefaultProtocolVersion speaks version to the servers whose entry pins
+// no protocol_version, as if each pinned it, instead of negotiating (the
+// server/discover probe, then initialize). A host that passes what a server
+// sends in the middle of a call on to clients of its own (the gateway) uses
+// the newest dated version: from 2026-07-28 a server may not ask its client
+// anything in the middle of a call, and servers written that way fail
+// their calls at that version. "" negotiates (the default).
+func WithDefaultProtocolVersion(version string) Option {
+	return func(o *options) { o.protocol = version }
 }
 
 // WithDiscoverProbeTimeout bounds the 2026-07-28 server/discover probe for

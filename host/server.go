@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcphost/mcphost/host/authn"
@@ -82,6 +83,9 @@ type server struct {
 
 	refreshMu sync.Mutex  // serialises list refreshes
 	changes   listChanges // list_changed notifications waiting for a refresh
+	// logsAtRead is set once the transport has passed a log message on as
+	// it was read (received): go-sdk's handler then leaves them alone.
+	logsAtRead atomic.Bool
 }
 
 func newServer(h *Host, sc *config.Server) *server {
