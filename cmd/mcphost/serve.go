@@ -109,7 +109,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.BoolVar(&f.auditArgs, "audit-arguments", false, "put argument values in the audit log too")
 	fl.Float64Var(&f.rateLimit, "rate-limit", 0, "HTTP requests per second each caller may make (0: no limit); over it, 429")
 	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a caller may make at once (default: one second's worth)")
-	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages to every client (off: one caller's log lines could reach another)")
+	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages that come while no call waits on their backend to every client (a line during a call goes to that call's client either way)")
 	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
@@ -183,7 +183,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	relay := gateway.NewRelay()
+	var relayOpts []gateway.RelayOption
+	if f.stateless && f.http != "" {
+		relayOpts = append(relayOpts, gateway.StatelessClients())
+	}
+	relay := gateway.NewRelay(relayOpts...)
 	sink, events := gateway.EventSink()
 	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0))
 	var metrics *gateway.Metrics
