@@ -129,3 +129,17 @@ func (p *pending) flushLogs(ctx context.Context) {
 	case <-wait.C:
 	}
 }
+
+// logLevelOf is the log level a request asks for in its _meta (protocol
+// 2026-07-28), when it is one of the specification's.
+func logLevelOf(p mcp.Params) mcp.LoggingLevel {
+	if p == nil {
+		return ""
+	}
+	level, _ := p.GetMeta()[mcp.MetaKeyLogLevel].(string)
+	switch level {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return mcp.LoggingLevel(level)
+	}
+	return ""
+}

@@ -222,3 +222,25 @@ func TestBackendProtocolFollowsTheClients(t *testing.T) {
 		})
 	}
 }
+
+// A 2026-07-28 backend sends log lines only when a request asks for them
+// (per request, in _meta): the caller's level goes with its call, and the
+// lines come back to it.
+func TestCallerLogLevelReachesA2026Backend(t *testing.T) {
+	logs := &logLines{}
+	f := startClient(t, mrtrBackend, "", nil, answeringClient(logs), gateway.Options{})
+	addBackendTool(t, f, "chatty", func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: "too fine"})
+		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Data: "worth saying"})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "said"}}}, nil, err
+	})
+	params := &mcp.CallToolParams{Name: "mcp__b__chatty"}
+	params.SetMeta(map[string]any{mcp.MetaKeyLogLevel: "info"})
+	if res, err := f.client.CallTool(ctxFor(t), params); err != nil || res.IsError {
+		t.Fatalf("chatty: %q %v", hosttest.Text(res), err)
+	}
+	waitFor(t, "the backend's line", func() bool { return logs.has("b: worth saying") })
+	if logs.has("b: too fine") {
+		t.Fatalf("a line below the caller's level: %q", logs.seen)
+	}
+}
