@@ -46,7 +46,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 			if req != nil && req.Params != nil {
 				s.log.Debug("server log", "level", req.Params.Level, "logger", req.Params.Logger, "data", req.Params.Data)
 				if fn := h.opts.logMessages; fn != nil && !s.logsAtRead.Load() {
-					fn(id, req.Params)
+					fn(id, req.Params, false)
 				}
 			}
 		},
@@ -80,7 +80,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 }
 
 // received sees the server's messages as its transport reads them. A log
-// message goes to WithLogMessages now, before the answer to the call it was
+// message goes to WithOrderedLogMessages now, before the answer to the call it was
 // written during is read: go-sdk's handler, on a goroutine of its own,
 // might get it after that call returned, when nothing tells whose call it
 // was about any more.
@@ -95,7 +95,7 @@ func (s *server) received(msg jsonrpc.Message) {
 		return // go-sdk refuses it
 	}
 	s.logsAtRead.Store(true)
-	fn(s.cfg.ID, &p)
+	fn(s.cfg.ID, &p, true)
 }
 
 const methodLogMessage = "notifications/message"

@@ -50,7 +50,7 @@ type options struct {
 	maxAttempts     int
 	oauth           func(serverID string) auth.OAuthHandler
 	authOpts        authn.Options
-	logMessages     func(server string, p *mcp.LoggingMessageParams)
+	logMessages     func(server string, p *mcp.LoggingMessageParams, inOrder bool)
 	stageObserver   func(ctx context.Context, e AuditEvent)
 	resourceUpdates func(server, uri string)
 }
@@ -123,12 +123,20 @@ func WithResourceUpdates(fn func(server, uri string)) Option {
 
 // WithLogMessages receives the log messages servers send
 // (notifications/message), with the id of the server. fn must not block.
-// For stdio, sse, websocket and inprocess servers it is called as the
-// message is read, before the answer to a call that follows it: a line a
-// server writes during a call arrives while the call is in flight. For
-// Streamable HTTP servers go-sdk hands the message on on a goroutine of its
-// own, which may come after the call returned.
 func WithLogMessages(fn func(server string, p *mcp.LoggingMessageParams)) Option {
+	return func(o *options) {
+		o.logMessages = func(server string, p *mcp.LoggingMessageParams, _ bool) { fn(server, p) }
+	}
+}
+
+// WithOrderedLogMessages is WithLogMessages, saying whether a message came
+// in order with the server's answers. For stdio, sse, websocket and
+// inprocess servers it does (inOrder): it is passed on as it is read,
+// before the answer to a call that follows it, so a line the server wrote
+// during a call arrives while the call is in flight. For Streamable HTTP
+// servers go-sdk hands it on on a goroutine of its own, which may come
+// after that call returned: nothing tells whose call it was about.
+func WithOrderedLogMessages(fn func(server string, p *mcp.LoggingMessageParams, inOrder bool)) Option {
 	return func(o *options) { o.logMessages = fn }
 }
 

@@ -15,9 +15,10 @@ import (
 // be either of two clients' goes to neither. A line while no call waits on
 // that backend goes to every client when the gateway forwards logs
 // (Options.ForwardLogs), else nowhere. The host hands a line on as its
-// transport reads it (host.WithLogMessages), so a line written during a
-// call comes while the call is in flight; over Streamable HTTP, go-sdk's
-// own transport, it may come just after.
+// transport reads it (host.WithOrderedLogMessages), so a line written
+// during a call comes while the call is in flight; over Streamable HTTP,
+// go-sdk's own transport, it may come after, and goes to no caller of its
+// own.
 
 const (
 	// maxQueuedLogs bounds the lines of one call waiting to be sent: a
@@ -28,15 +29,17 @@ const (
 	logSendWait = 5 * time.Second
 )
 
-// log passes a backend's log message on by the rule above.
-func (r *Relay) log(server string, params *mcp.LoggingMessageParams) {
-	msg := fromBackend(server, params)
+// log passes a backend's log message on by the rule above. A line that
+// did not come in order with the backend's answers (Streamable HTTP) may be
+// about a call that has ended, whoever's call waits now: it goes to no
+// caller of its own.
+func (r *Relay) log(server string, params *mcp.LoggingMessageParams, inOrder bool) {
 	p, busy := r.live(server)
 	switch {
-	case p != nil:
-		p.queueLog(msg)
+	case p != nil && inOrder:
+		p.queueLog(fromBackend(server, params))
 	case busy:
-		// Calls of several clients: the line could be any one's.
+		// Calls of several clients, or a line that may be another's.
 	default:
 		if fn := r.logTo.Load(); fn != nil {
 			(*fn)(server, params)

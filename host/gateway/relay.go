@@ -98,7 +98,7 @@ func (r *Relay) HostOptions() []host.Option {
 		host.WithSamplingHandler(r.sample),
 		host.WithInputHandler(r.inputs),
 		host.WithConfirmer(r.confirm),
-		host.WithLogMessages(r.log),
+		host.WithOrderedLogMessages(r.log),
 		host.WithResourceUpdates(func(server, uri string) {
 			if fn := r.updatesTo.Load(); fn != nil {
 				(*fn)(server, uri)
