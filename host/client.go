@@ -2,11 +2,13 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/authn"
@@ -43,8 +45,8 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			if req != nil && req.Params != nil {
 				s.log.Debug("server log", "level", req.Params.Level, "logger", req.Params.Logger, "data", req.Params.Data)
-				if fn := h.opts.logMessages; fn != nil {
-					fn(id, req.Params)
+				if fn := h.opts.logMessages; fn != nil && !s.logsAtRead.Load() {
+					fn(id, req.Params, false)
 				}
 			}
 		},
@@ -76,6 +78,27 @@ func (h *Host) newClient(s *server) *mcp.Client {
 	}
 	return c
 }
+
+// received sees the server's messages as its transport reads them. A log
+// message goes to WithOrderedLogMessages now, before the answer to the call it was
+// written during is read: go-sdk's handler, on a goroutine of its own,
+// might get it after that call returned, when nothing tells whose call it
+// was about any more.
+func (s *server) received(msg jsonrpc.Message) {
+	fn := s.h.opts.logMessages
+	req, ok := msg.(*jsonrpc.Request)
+	if fn == nil || !ok || req.IsCall() || req.Method != methodLogMessage {
+		return
+	}
+	var p mcp.LoggingMessageParams
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return // go-sdk refuses it
+	}
+	s.logsAtRead.Store(true)
+	fn(s.cfg.ID, &p, true)
+}
+
+const methodLogMessage = "notifications/message"
 
 // hostError marks an error the host's own middleware made while a request
 // was sent (input rounds, a panic survived), not the connection's: the call
@@ -129,6 +152,7 @@ func (s *server) newTransport() (mcp.Transport, error) {
 		return nil, err
 	}
 	return transports.New(transportSpec(s.cfg), transports.Options{
+		Received:     s.received,
 		Logger:       s.log,
 		HTTPClient:   s.h.opts.httpClient,
 		Server:       s.inproc,

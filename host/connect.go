@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,19 +81,18 @@ func (s *server) connect(parent context.Context, failures int) (*mcp.ClientSessi
 	return sess, nil
 }
 
-// openSession connects a session. Without a pinned protocol version the SDK
+// openSession connects a session. Without a pinned protocol version (the
+// entry's, or the host's WithDefaultProtocolVersion) the SDK
 // first sends the 2026-07-28 server/discover probe; the probe is bounded by a
 // sending middleware (see newClient), so a server that ignores it is spoken to
 // with initialize on the same connection. A server that closes the connection
 // on the probe is reconnected once with the version pinned.
 func (s *server) openSession(ctx context.Context) (*mcp.ClientSession, error) {
 	s.mu.Lock()
-	version := s.cfg.ProtocolVersion
-	if version == "" {
-		version = s.pinnedVersion
-	}
+	version := cmp.Or(s.cfg.ProtocolVersion, s.pinnedVersion, s.h.opts.protocol)
 	s.mu.Unlock()
 
+	s.logsAtRead.Store(false) // until this connection's transport shows it
 	t, err := s.newTransport()
 	if err != nil {
 		return nil, err

@@ -42,6 +42,18 @@ func WithClientCapabilities(ctx context.Context, caps *mcp.ClientCapabilities) c
 	return context.WithValue(ctx, clientCapsKey{}, caps)
 }
 
+type logLevelKey struct{}
+
+// WithLogLevel returns a context whose tools/call, prompts/get and
+// resources/read requests to servers on protocol 2026-07-28 ask for their
+// log messages from level on: that protocol asks per request (and a server
+// sends none unasked). Servers on older protocols were asked once, at
+// connect. A host that serves another client (the gateway) asks at that
+// client's level, and the lines come back through WithLogMessages.
+func WithLogLevel(ctx context.Context, level mcp.LoggingLevel) context.Context {
+	return context.WithValue(ctx, logLevelKey{}, level)
+}
+
 type firstAnswersKey struct{}
 
 // WithInputResponses returns a context whose tools/call, prompts/get and
@@ -84,17 +96,22 @@ func (h *Host) inputRounds(server string) mcp.Middleware {
 			if cs == nil || cs.InitializeResult() == nil || cs.InitializeResult().ProtocolVersion < protocolMRTR {
 				return next(ctx, method, req)
 			}
-			if caps, ok := ctx.Value(clientCapsKey{}).(*mcp.ClientCapabilities); ok && caps != nil {
-				if p := req.GetParams(); p != nil {
-					// go-sdk filled in the host's own; the map may be
-					// the caller's, so it is copied.
-					m := maps.Clone(p.GetMeta())
-					if m == nil {
-						m = map[string]any{}
-					}
-					m[mcp.MetaKeyClientCapabilities] = capabilitiesMeta(caps)
-					p.SetMeta(m)
+			caps, _ := ctx.Value(clientCapsKey{}).(*mcp.ClientCapabilities)
+			level, _ := ctx.Value(logLevelKey{}).(mcp.LoggingLevel)
+			if p := req.GetParams(); p != nil && (caps != nil || level != "") {
+				// go-sdk filled in the host's own; the map may be the
+				// caller's, so it is copied.
+				m := maps.Clone(p.GetMeta())
+				if m == nil {
+					m = map[string]any{}
 				}
+				if caps != nil {
+					m[mcp.MetaKeyClientCapabilities] = capabilitiesMeta(caps)
+				}
+				if level != "" {
+					m[mcp.MetaKeyLogLevel] = level
+				}
+				p.SetMeta(m)
 			}
 			if answers, _ := ctx.Value(firstAnswersKey{}).(mcp.InputResponseMap); len(answers) > 0 {
 				var err error

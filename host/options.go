@@ -41,6 +41,7 @@ type options struct {
 	inProcess       []inProcessServer
 	httpClient      *http.Client
 	probeTimeout    time.Duration
+	protocol        string // for servers that pin none; "": negotiate
 	onChange        func(Event)
 	stages          []StageConfig
 	config          *ConfigStages
@@ -50,7 +51,7 @@ type options struct {
 	maxAttempts     int
 	oauth           func(serverID string) auth.OAuthHandler
 	authOpts        authn.Options
-	logMessages     func(server string, p *mcp.LoggingMessageParams)
+	logMessages     func(server string, p *mcp.LoggingMessageParams, inOrder bool)
 	stageObserver   func(ctx context.Context, e AuditEvent)
 	resourceUpdates func(server, uri string)
 }
@@ -124,6 +125,19 @@ func WithResourceUpdates(fn func(server, uri string)) Option {
 // WithLogMessages receives the log messages servers send
 // (notifications/message), with the id of the server. fn must not block.
 func WithLogMessages(fn func(server string, p *mcp.LoggingMessageParams)) Option {
+	return func(o *options) {
+		o.logMessages = func(server string, p *mcp.LoggingMessageParams, _ bool) { fn(server, p) }
+	}
+}
+
+// WithOrderedLogMessages is WithLogMessages, saying whether a message came
+// in order with the server's answers. For stdio, sse, websocket and
+// inprocess servers it does (inOrder): it is passed on as it is read,
+// before the answer to a call that follows it, so a line the server wrote
+// during a call arrives while the call is in flight. For Streamable HTTP
+// servers go-sdk hands it on on a goroutine of its own, which may come
+// after that call returned: nothing tells whose call it was about.
+func WithOrderedLogMessages(fn func(server string, p *mcp.LoggingMessageParams, inOrder bool)) Option {
 	return func(o *options) { o.logMessages = fn }
 }
 
@@ -180,6 +194,17 @@ func WithInProcessServer(id string, srv *mcp.Server) Option {
 // servers; configured headers are added on top of its transport.
 func WithHTTPClient(c *http.Client) Option {
 	return func(o *options) { o.httpClient = c }
+}
+
+// WithDefaultProtocolVersion speaks version to the servers whose entry pins
+// no protocol_version, as if each pinned it, instead of negotiating (the
+// server/discover probe, then initialize). A host that passes what a server
+// sends in the middle of a call on to clients of its own (the gateway) uses
+// the newest dated version: from 2026-07-28 a server may not ask its client
+// anything in the middle of a call, and servers written that way fail
+// their calls at that version. "" negotiates (the default).
+func WithDefaultProtocolVersion(version string) Option {
+	return func(o *options) { o.protocol = version }
 }
 
 // WithDiscoverProbeTimeout bounds the 2026-07-28 server/discover probe for

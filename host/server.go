@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcphost/mcphost/host/authn"
@@ -81,6 +82,9 @@ type server struct {
 
 	refreshMu sync.Mutex  // serialises list refreshes
 	changes   listChanges // list_changed notifications waiting for a refresh
+	// logsAtRead is set once the transport has passed a log message on as
+	// it was read (received): go-sdk's handler then leaves them alone.
+	logsAtRead atomic.Bool
 }
 
 func newServer(h *Host, sc *config.Server) *server {

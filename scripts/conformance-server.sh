@@ -40,13 +40,9 @@
 # suites); CONFORMANCE_STATELESS=0 or 1 forces one mode for every scenario.
 # CONFORMANCE_TIMEOUT bounds each scenario (seconds, default 120);
 # CONFORMANCE_GATEWAY_LOG_LEVEL is mcphost's --log-level (default debug);
-# CONFORMANCE_BACKEND_PROTOCOL pins the backend entry's protocol_version.
-# Default: 2025-11-25 for the dated suites (active, 2025-11-25), none for the
-# others. go-sdk's everything-server sends sampling, elicitation and log
-# messages in the middle of a call, which protocol 2026-07-28 forbids (a
-# server must return input requests instead): an operator fronting such a
-# server pins it, as here, so that callers on 2025-11-25 get what they get
-# directly.
+# CONFORMANCE_BACKEND_PROTOCOL pins the backend entry's protocol_version
+# (default: none, as an operator would write it). The gateway runs with its
+# default flags (and --stateless for the 2026-07-28 wire).
 #
 # GATEWAY_KNOWN_GAPS lists scenarios the gateway does not pass yet, each for a
 # reason recorded below; they are reported, and do not fail the run. Set it
@@ -71,11 +67,7 @@ done
 per_timeout=${CONFORMANCE_TIMEOUT:-120}
 force_stateless=${CONFORMANCE_STATELESS:-}
 gw_log_level=${CONFORMANCE_GATEWAY_LOG_LEVEL:-debug}
-case $suite in
-  active|2025-11-25) default_pin=2025-11-25 ;;
-  *) default_pin= ;;
-esac
-backend_protocol=${CONFORMANCE_BACKEND_PROTOCOL-$default_pin}
+backend_protocol=${CONFORMANCE_BACKEND_PROTOCOL-}
 known_gaps=${GATEWAY_KNOWN_GAPS-}
 
 bin=$("$here/scripts/npm-deps.sh") || exit 1
@@ -204,9 +196,7 @@ start_direct() {
 # everything-server over stdio, with its own HOME and config dir.
 start_gateway() {
   local mode=$1 dir="$work/gateway-$mode" pid i addr v
-  # One client at a time: the backend's log messages may go to every
-  # client (the suite checks that a tool's log lines arrive).
-  local -a extra=(--forward-logs)
+  local -a extra=()
   [ "$mode" = stateless ] && extra+=(--stateless)
   mkdir -p "$dir/home" "$dir/config/mcphost"
   cat >"$dir/config/mcphost/config.yaml" <<EOF

@@ -286,6 +286,7 @@ func (c *msgConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case msg := <-c.incoming:
+		c.b.saw(msg)
 		return msg, nil
 	case <-c.readDone:
 		return nil, c.readErr

@@ -308,6 +308,9 @@ func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil && errors.Is(err, io.EOF) && !c.closing.Load() && ctx.Err() == nil {
 		return nil, c.b.errorf("event stream closed by server: %w", err)
 	}
+	if err == nil {
+		c.b.saw(msg)
+	}
 	return msg, err
 }
 

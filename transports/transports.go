@@ -25,6 +25,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -106,6 +107,15 @@ type Options struct {
 
 	// Server is the in-process server of a KindInProcess Spec.
 	Server *mcp.Server
+
+	// Received, if set, sees every message read from a stdio, sse,
+	// websocket or inprocess server in the order read, before go-sdk does
+	// (Streamable HTTP connections are go-sdk's own: not there). go-sdk
+	// hands notifications on on a goroutine of its own, so that a call
+	// may return before a notification the server sent during it is
+	// handled; here it is not. It runs on the read loop: it must not
+	// block, nor keep msg.
+	Received func(msg jsonrpc.Message)
 
 	// StdinGrace is how long Close waits for a stdio server to exit after its
 	// stdin was closed, before sending SIGTERM to its process group. Zero means
@@ -221,6 +231,15 @@ type base struct {
 	refused *refusal
 	// oauth authorizes an HTTP server's requests (nil: no OAuth handler).
 	oauth *oauthRoundTripper
+	// received is Options.Received (nil: none).
+	received func(jsonrpc.Message)
+}
+
+// saw passes a message read to Options.Received.
+func (b *base) saw(msg jsonrpc.Message) {
+	if b.received != nil && msg != nil {
+		b.received(msg)
+	}
 }
 
 func newBase(s *Spec, opts Options) base {
@@ -233,12 +252,13 @@ func newBase(s *Spec, opts Options) base {
 		logger = hclog.NewNullLogger()
 	}
 	return base{
-		refused: &refusal{},
-		id:      s.ID,
-		kind:    s.Kind,
-		limit:   limit,
-		peer:    "server",
-		logger:  logger.With("server", s.ID, "transport", s.Kind),
+		refused:  &refusal{},
+		id:       s.ID,
+		kind:     s.Kind,
+		limit:    limit,
+		peer:     "server",
+		logger:   logger.With("server", s.ID, "transport", s.Kind),
+		received: opts.Received,
 	}
 }
 

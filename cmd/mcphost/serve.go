@@ -122,7 +122,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.DurationVar(&f.sessionIdle, "session-idle-timeout", gateway.DefaultSessionIdleTimeout, "close an HTTP session (/mcp or /sse) no request has used for this long")
 	fl.IntVar(&f.maxPerCaller, "max-sessions-per-caller", gateway.DefaultMaxSessionsPerCaller, "open HTTP sessions per caller (token identity, else address); over it the caller's least recently used idle one is closed")
 	fl.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "open HTTP sessions in all; over it the least recently used idle one is closed")
-	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages to every client (off: one caller's log lines could reach another)")
+	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages that come while no call waits on their backend to every client (a line during a call goes to that call's client either way)")
 	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
@@ -200,7 +200,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	relay := gateway.NewRelay()
+	var relayOpts []gateway.RelayOption
+	if f.stateless && f.http != "" {
+		relayOpts = append(relayOpts, gateway.StatelessClients())
+	}
+	relay := gateway.NewRelay(relayOpts...)
 	sink, events := gateway.EventSink()
 	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0))
 	var metrics *gateway.Metrics

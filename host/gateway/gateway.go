@@ -66,8 +66,10 @@ type Options struct {
 	Metrics *Metrics
 	// Audit, if set, gets one record per call.
 	Audit *AuditLog
-	// ForwardLogs sends backends' log messages to every client. Off by
-	// default: a log line of one caller's call could reach another.
+	// ForwardLogs sends the backends' log messages that come while no
+	// call waits on their backend to every client. A line during a call
+	// goes to that call's client whatever this says, and never to another
+	// (see Relay).
 	ForwardLogs bool
 	// Tracer, if set, gets a span per call (see NewOTLPTracer; give the
 	// host WithStageObserver(g.StageSpans) for spans per stage).
@@ -382,14 +384,10 @@ var logSlots = make(chan struct{}, 16)
 
 // LogMessages is a host.WithLogMessages callback that forwards the
 // backends' log messages to every client of the gateway (each at the level
-// it set), the logger named after the backend.
+// it set), the logger named after the backend. The gateway gives it the
+// lines that belong to no call (Options.ForwardLogs).
 func (g *Gateway) LogMessages(server string, p *mcp.LoggingMessageParams) {
-	msg := *p
-	if msg.Logger == "" {
-		msg.Logger = server
-	} else {
-		msg.Logger = server + "/" + msg.Logger
-	}
+	msg := fromBackend(server, p)
 	select {
 	case logSlots <- struct{}{}:
 	default:
@@ -400,7 +398,7 @@ func (g *Gateway) LogMessages(server string, p *mcp.LoggingMessageParams) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		for ss := range g.srv.Sessions() {
-			_ = ss.Log(ctx, &msg)
+			_ = ss.Log(ctx, msg)
 		}
 	}()
 }

@@ -51,7 +51,7 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 		}
 		server := g.serverOf(name)
 		in := relayIn{what: "tools/call " + name, server: server, caller: caller, conn: req.Session, caps: req.ClientCapabilities(),
-			state: req.Params.RequestState, answers: req.Params.InputResponses}
+			logLevel: logLevelOf(req.Params), state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			start := time.Now()
 			var span trace.Span
@@ -87,13 +87,16 @@ func (g *Gateway) callTool(name string) mcp.ToolHandler {
 
 // relayIn is a client request whose handling may ask the client for input.
 type relayIn struct {
-	what    string // "tools/call name": a request state answers only the request it was given for
-	server  string // the backend
-	caller  abi.Caller
-	conn    *mcp.ServerSession      // the client's connection
-	caps    *mcp.ClientCapabilities // the caller's
-	state   string                  // the request state the client answers under
-	answers mcp.InputResponseMap
+	what   string // "tools/call name": a request state answers only the request it was given for
+	server string // the backend
+	caller abi.Caller
+	conn   *mcp.ServerSession      // the client's connection
+	caps   *mcp.ClientCapabilities // the caller's
+	// logLevel is the level the caller asked for in the request (protocol
+	// 2026-07-28; older clients set theirs for the session).
+	logLevel mcp.LoggingLevel
+	state    string // the request state the client answers under
+	answers  mcp.InputResponseMap
 }
 
 // relayed runs a client request through the relay: a new call, or with a
@@ -126,7 +129,11 @@ func (g *Gateway) relayed(ctx context.Context, in relayIn, call func(context.Con
 		p, err = g.relay.start(ctx, in.server, key, in.conn, in.what, caps, func(ctx context.Context) (mcp.Result, error) {
 			// Answers the client gave unasked go to the backend, which
 			// takes those it recognises (SEP-2322).
-			return call(host.WithInputResponses(host.WithClientCapabilities(ctx, relayable(caps)), answers))
+			ctx = host.WithInputResponses(host.WithClientCapabilities(ctx, relayable(caps)), answers)
+			if in.logLevel != "" {
+				ctx = host.WithLogLevel(ctx, in.logLevel)
+			}
+			return call(ctx)
 		})
 		if err != nil {
 			return step{}, err
@@ -190,7 +197,7 @@ func (g *Gateway) readResource(serverID string) mcp.ResourceHandler {
 			server = host.ResultsServer
 		}
 		in := relayIn{what: "resources/read " + uri, server: server, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
-			state: req.Params.RequestState, answers: req.Params.InputResponses}
+			logLevel: logLevelOf(req.Params), state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			return g.h.ReadResource(ctx, server, uri)
 		})
@@ -234,7 +241,7 @@ func (g *Gateway) getPrompt(display string) mcp.PromptHandler {
 	server, _, _ := strings.Cut(display, ":")
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		in := relayIn{what: "prompts/get " + req.Params.Name, server: server, caller: callerOf(req), conn: req.Session, caps: req.ClientCapabilities(),
-			state: req.Params.RequestState, answers: req.Params.InputResponses}
+			logLevel: logLevelOf(req.Params), state: req.Params.RequestState, answers: req.Params.InputResponses}
 		s, err := g.relayed(ctx, in, func(ctx context.Context) (mcp.Result, error) {
 			return g.h.GetPrompt(ctx, display, req.Params.Arguments)
 		})

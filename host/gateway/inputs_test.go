@@ -20,6 +20,11 @@ import (
 // Input requests in backends' results (protocol 2026-07-28, SEP-2322) as
 // the gateway's clients see them.
 
+// mrtrBackend pins the backend's protocol to 2026-07-28, where it returns
+// its input requests in results: without a pin a gateway whose clients
+// hold sessions speaks 2025-11-25 to its backends.
+const mrtrBackend = "2026-07-28"
+
 // manualClient is a client that sees input requests itself (go-sdk's loop
 // off) and declares every kind of input.
 func manualClient() *mcp.ClientOptions {
@@ -56,7 +61,7 @@ func keys[M ~map[string]V, V any](m M) []string {
 // backend's keys, elicitation, sampling and roots alike; the answers reach
 // the backend under its keys, with its request state.
 func TestBackendInputRequestsKeepTheirKeys(t *testing.T) {
-	f := startClient(t, "", "", nil, manualClient(), gateway.Options{})
+	f := startClient(t, mrtrBackend, "", nil, manualClient(), gateway.Options{})
 	addBackendTool(t, f, "gather", func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		in := req.Params.InputResponses
 		if len(in) == 0 {
@@ -99,7 +104,7 @@ func TestBackendInputRequestsKeepTheirKeys(t *testing.T) {
 // An input request the client leaves unanswered is asked again; a request
 // state answers only the request it was handed out for.
 func TestUnansweredInputRequestsAreAskedAgain(t *testing.T) {
-	f := startClient(t, "", "", nil, manualClient(), gateway.Options{})
+	f := startClient(t, mrtrBackend, "", nil, manualClient(), gateway.Options{})
 	addBackendTool(t, f, "two", func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		a, _ := req.Params.InputResponses["a"].(*mcp.ElicitResult)
 		b, _ := req.Params.InputResponses["b"].(*mcp.ElicitResult)
@@ -145,14 +150,14 @@ func TestBackendSeesCallerCapabilities(t *testing.T) {
 	}
 	// The gateway itself can sample (the relay's handler): only the
 	// caller's capabilities tell the backend it cannot.
-	f := startClient(t, "", "", nil, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, gateway.Options{})
+	f := startClient(t, mrtrBackend, "", nil, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, gateway.Options{})
 	addBackendTool(t, f, "needs_sampling", needsSampling)
 	_, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__needs_sampling"})
 	var jerr *jsonrpc.Error
 	if !errors.As(err, &jerr) || jerr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(jerr.Data), `"sampling"`) {
 		t.Fatalf("a caller without sampling: %v; want the backend's -32021 with its data", err)
 	}
-	f2 := startClient(t, "", "", nil, manualClient(), gateway.Options{})
+	f2 := startClient(t, mrtrBackend, "", nil, manualClient(), gateway.Options{})
 	addBackendTool(t, f2, "needs_sampling", needsSampling)
 	res, err := f2.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__needs_sampling"})
 	if err != nil || hosttest.Text(res) != "ran" {
@@ -165,7 +170,7 @@ func TestBackendSeesCallerCapabilities(t *testing.T) {
 func TestPromptAndResourceInputRequests(t *testing.T) {
 	for _, clientVersion := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(clientVersion, func(t *testing.T) {
-			f := startClient(t, "", clientVersion, nil, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			f := startClient(t, mrtrBackend, clientVersion, nil, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "answer to " + req.Params.Message}}, nil
 			}}, gateway.Options{})
 			asked := func(in mcp.InputResponseMap, key string) string {
@@ -211,7 +216,7 @@ func TestPromptAndResourceInputRequests(t *testing.T) {
 // Answers a client gives before it is asked reach the backend, which takes
 // those it recognises and ignores the rest, as it would called directly.
 func TestUnaskedAnswersReachBackend(t *testing.T) {
-	f := startClient(t, "", "", nil, manualClient(), gateway.Options{})
+	f := startClient(t, mrtrBackend, "", nil, manualClient(), gateway.Options{})
 	res, err := f.client.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "mcp__b__ask", InputResponses: mcp.InputResponseMap{
 		"name":  &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}},
 		"extra": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"foo": "bar"}},

@@ -33,7 +33,7 @@ func TestOlderClientGetsEveryRound(t *testing.T) {
 		}}
 	ctx := ctxFor(t)
 
-	f := startClient(t, "", "2025-11-25", nil, older, gateway.Options{})
+	f := startClient(t, mrtrBackend, "2025-11-25", nil, older, gateway.Options{})
 	addBackendTool(t, f, "rounds", func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		next := map[string]string{"": "r1", "r1": "r2", "r2": "r3", "r3": "r4"}[req.Params.RequestState]
 		if next == "" {
@@ -51,7 +51,7 @@ func TestOlderClientGetsEveryRound(t *testing.T) {
 	}
 
 	asked = nil
-	f2 := startClient(t, "", "2025-11-25", []host.StageConfig{{Stage: confirmAll{}}}, older, gateway.Options{})
+	f2 := startClient(t, mrtrBackend, "2025-11-25", []host.StageConfig{{Stage: confirmAll{}}}, older, gateway.Options{})
 	res, err = f2.client.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__ask"})
 	if err != nil || res.IsError || hosttest.Text(res) != "accept:ada" || len(asked) != 2 {
 		t.Fatalf("confirmation, then the backend's question: %q %v, asked %q", hosttest.Text(res), err, asked)

@@ -32,9 +32,13 @@ import (
 // the backend's keys are kept, and the backend sees the caller's
 // capabilities, so that it asks only what the caller can answer. A request
 // an older backend sends in the middle of a call carries no link to the
-// call it belongs to (stdio has none at all): it goes to the latest call
-// waiting on that backend — exact when one client at a time uses a
-// backend, a best guess otherwise — and is declined when there is none.
+// call it belongs to (stdio has none at all): it goes to the call waiting
+// on that backend when all the calls waiting there are one client's, and is
+// declined otherwise. Backends' log messages follow the same rule (logs.go).
+//
+// Backends that pin no protocol_version are spoken to at 2025-11-25 (see
+// HostOptions), unless the gateway's clients hold no sessions
+// (StatelessClients).
 type Relay struct {
 	// logTo forwards backends' log messages (the gateway's LogMessages).
 	logTo atomic.Pointer[func(string, *mcp.LoggingMessageParams)]
@@ -45,6 +49,8 @@ type Relay struct {
 
 	// wait is how long a call waits for its client's answers (resumeWait).
 	wait time.Duration
+	// stateless: the gateway's clients hold no sessions (StatelessClients).
+	stateless bool
 
 	mu        sync.Mutex
 	pending   map[string]*pending   // by request state
@@ -54,22 +60,45 @@ type Relay struct {
 
 // NewRelay returns a relay; give its HostOptions to host.New and the relay
 // to the Gateway.
-func NewRelay() *Relay {
-	return &Relay{wait: resumeWait, pending: map[string]*pending{}, perCaller: map[string]int{}, byBack: map[string][]*pending{}}
+func NewRelay(opts ...RelayOption) *Relay {
+	r := &Relay{wait: resumeWait, pending: map[string]*pending{}, perCaller: map[string]int{}, byBack: map[string][]*pending{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
-// HostOptions are the host's handlers that relay to clients.
+// A RelayOption configures NewRelay.
+type RelayOption func(*Relay)
+
+// StatelessClients is for a gateway that serves stateless HTTP: its clients
+// hold no sessions, so the only way to ask them anything is the input
+// requests of protocol 2026-07-28, and backends that pin no
+// protocol_version negotiate it as the host does by default.
+func StatelessClients() RelayOption {
+	return func(r *Relay) { r.stateless = true }
+}
+
+// sessionProtocol is the protocol spoken to backends that pin none when the
+// gateway's clients hold sessions (stdio, stateful HTTP, SSE): the newest in
+// which a server may ask its client in the middle of a call. At 2026-07-28 a
+// server may not (SDKs refuse it), so a server written that way — most
+// servers that sample, elicit or log — would fail those calls through the
+// gateway while passing them when a client of that protocol calls it
+// directly. A backend that returns input requests instead is answered at
+// this version by its SDK, which sends them in the middle of the call.
+const sessionProtocol = "2025-11-25"
+
+// HostOptions are the host's handlers that relay to clients, and the
+// protocol spoken to backends that pin none (sessionProtocol, unless
+// StatelessClients).
 func (r *Relay) HostOptions() []host.Option {
-	return []host.Option{
+	opts := []host.Option{
 		host.WithElicitationHandler(r.elicit),
 		host.WithSamplingHandler(r.sample),
 		host.WithInputHandler(r.inputs),
 		host.WithConfirmer(r.confirm),
-		host.WithLogMessages(func(server string, p *mcp.LoggingMessageParams) {
-			if fn := r.logTo.Load(); fn != nil {
-				(*fn)(server, p)
-			}
-		}),
+		host.WithOrderedLogMessages(r.log),
 		host.WithResourceUpdates(func(server, uri string) {
 			if fn := r.updatesTo.Load(); fn != nil {
 				(*fn)(server, uri)
@@ -81,6 +110,10 @@ func (r *Relay) HostOptions() []host.Option {
 			}
 		}),
 	}
+	if !r.stateless {
+		opts = append(opts, host.WithDefaultProtocolVersion(sessionProtocol))
+	}
+	return opts
 }
 
 // resumeWait bounds how long a call waits for its client to answer input
@@ -113,6 +146,8 @@ type pending struct {
 
 	mu      sync.Mutex
 	waiting map[string]*waiter // by the key the client sees
+
+	logs callLogs // the backend's log lines on their way to the client
 
 	finished bool // set by finish, under the relay's mu
 }
@@ -270,6 +305,8 @@ func (r *Relay) next(ctx context.Context, p *pending) (step, error) {
 	if len(reqs) == 0 {
 		select {
 		case o := <-p.done:
+			// The call's log lines reach its client before its result.
+			p.flushLogs(ctx)
 			r.finish(p)
 			return step{res: o.res}, o.err
 		case batch := <-p.asks:
@@ -496,6 +533,12 @@ func (p *pending) askAll(ctx context.Context, reqs mcp.InputRequestMap, keepKeys
 // be any one's, and going to the wrong one would show one caller's
 // question (or sampling messages) to another: nil, and it is declined.
 func (r *Relay) latest(backend string) *pending {
+	p, _ := r.live(backend)
+	return p
+}
+
+// live is latest, and whether any call is live on backend at all.
+func (r *Relay) live(backend string) (p *pending, busy bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var found *pending
@@ -506,13 +549,15 @@ func (r *Relay) latest(backend string) *pending {
 		// Two connections of one caller (clients sharing a token without
 		// sessions: stateless HTTP gives every request a connection of its
 		// own) are as ambiguous as two callers.
-		if found != nil && (found.caller != p.caller || found.conn != p.conn) {
-			return nil
+		if found != nil && !sameClient(found, p) {
+			return nil, true
 		}
 		found = p
 	}
-	return found
+	return found, found != nil
 }
+
+func sameClient(a, b *pending) bool { return a.caller == b.caller && a.conn == b.conn }
 
 // callOf is the pending call of ctx (a confirmation), else the latest one on
 // backend (a backend's request in the middle of a call, which carries no

@@ -217,3 +217,40 @@ func TestRelaySessionlessCallsAreAmbiguous(t *testing.T) {
 		t.Fatal("calls of one token on two connections: the request must be declined")
 	}
 }
+
+// A backend's log line that did not come in order with the backend's
+// answers (Streamable HTTP) may be about a call that ended, and a line
+// while two clients' calls wait could be either's: neither goes to a
+// client, nor to every client (which --forward-logs does only while no
+// call waits).
+func TestLogLineAttribution(t *testing.T) {
+	r := NewRelay()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	block := func(ctx context.Context) (mcp.Result, error) { <-ctx.Done(); return nil, ctx.Err() }
+	taken := func(p *pending) bool { // queued, or being sent
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.logs.queue) > 0 || p.logs.sent != nil
+	}
+	broadcast := 0
+	fn := func(string, *mcp.LoggingMessageParams) { broadcast++ }
+	r.logTo.Store(&fn)
+	line := &mcp.LoggingMessageParams{Level: "info", Data: "x"}
+	r.log("b", line, true)
+	if broadcast != 1 {
+		t.Fatalf("a line while no call waits: broadcast %d times, want once (--forward-logs)", broadcast)
+	}
+	a, _ := r.start(ctx, "b", "alice\x00s1", nil, "tools/call t", elicitCaps, block)
+	defer r.finish(a)
+	r.log("b", line, false)
+	if taken(a) || broadcast != 1 {
+		t.Fatalf("a line out of order with the answers went somewhere (alice: %v, broadcast %d)", taken(a), broadcast)
+	}
+	bob, _ := r.start(ctx, "b", "bob\x00s2", nil, "tools/call t", elicitCaps, block)
+	defer r.finish(bob)
+	r.log("b", line, true)
+	if taken(a) || taken(bob) || broadcast != 1 {
+		t.Fatalf("a line of two clients' calls went somewhere (alice %v, bob %v, broadcast %d)", taken(a), taken(bob), broadcast)
+	}
+}
