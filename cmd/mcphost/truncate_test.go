@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -12,20 +11,8 @@ import (
 
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/builtin"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
-
-// fileServer answers "read" as server-filesystem's read_text_file does: the
-// file as text and again as structuredContent, under an outputSchema.
-func fileServer(file string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "read", InputSchema: json.RawMessage(`{"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"content":{"type":"string"}},"required":["content"]}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: file}},
-				StructuredContent: map[string]any{"content": file}}, nil
-		})
-	return s
-}
 
 // A 48 KB file read with results.max_bytes 300: the command prints what
 // the caller gets, within 300 bytes of JSON and the envelope; the file
@@ -35,7 +22,7 @@ func TestCallWithMaxBytesBoundsTheWholeResult(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	file := strings.Repeat("a line of the file\n", 48<<10/19) + "END OF FILE\n"
-	e.hostOpts = []host.Option{host.WithInProcessServer("fs", fileServer(file))}
+	e.hostOpts = []host.Option{host.WithInProcessServer("fs", hosttest.NewFileServer(file))}
 	cfg := writeFile(t, filepath.Join(t.TempDir(), "c.yaml"), "results: {max_bytes: 300}\n")
 
 	r := e.must(exitOK, "--config", cfg, "call", "fs:read", "--json")

@@ -6,26 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/builtin"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/providers"
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
-
-// fileServer answers "read" as server-filesystem's read_text_file does: the
-// file as text and again as structuredContent, under an outputSchema.
-func fileServer(file string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "read", InputSchema: json.RawMessage(`{"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"content":{"type":"string"}},"required":["content"]}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: file}},
-				StructuredContent: map[string]any{"content": file}}, nil
-		})
-	return s
-}
 
 // A result truncated to results.max_bytes stays within it in every
 // provider's shape. Gemini's is built from structuredContent when there is
@@ -35,7 +21,7 @@ func TestTruncatedResultStaysBoundedInEveryFormat(t *testing.T) {
 	defer cancel()
 	const maxBytes = 300
 	file := strings.Repeat("<p>a line of the page</p>\n", 48<<10/26)
-	h, err := host.New(&config.Config{}, host.WithInProcessServer("fs", fileServer(file)),
+	h, err := host.New(&config.Config{}, host.WithInProcessServer("fs", hosttest.NewFileServer(file)),
 		host.WithStages(host.StageConfig{Stage: builtin.Truncate{MaxBytes: maxBytes, Store: builtin.NewResultStore(0)}}))
 	if err != nil {
 		t.Fatal(err)
