@@ -254,8 +254,14 @@ func (p *Process) WaitPort(addr string, timeout time.Duration) error {
 	for {
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
+			// A dial of a loopback port nobody listens on can connect to
+			// itself (TCP simultaneous open, when the kernel picks the
+			// same port as the source): that is not the server.
+			self := c.LocalAddr().String() == c.RemoteAddr().String()
 			c.Close()
-			return nil
+			if !self {
+				return nil
+			}
 		}
 		select {
 		case <-p.exited:
