@@ -59,9 +59,10 @@ func restrictions(cfg *config.Config) []string {
 	return out
 }
 
-// errUnappliedConfig says why New refused cfg and what to use instead.
+// errUnappliedConfig says why New (or SetServers) refused cfg and what to
+// use instead.
 func errUnappliedConfig(asked []string) error {
-	return fmt.Errorf("host: the configuration asks for %s, which host.New does not carry out by itself: "+
+	return fmt.Errorf("host: the configuration asks for %s, which a host built without them (host.New) does not carry out: "+
 		"build the host with chain.NewHost(ctx, cfg, chain.Options{}) (package github.com/mcphost/mcphost/host/chain), "+
 		"which applies the built-in policy, the plugins and the result truncation", strings.Join(asked, ", "))
 }

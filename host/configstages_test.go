@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -101,5 +102,44 @@ func TestSetServersRefusesConfigWithoutItsStages(t *testing.T) {
 	_, err := h.SetServers(testContext(t), &config.Config{Policy: config.Policy{Deny: []string{"*"}}})
 	if err == nil || !strings.Contains(err.Error(), "chain.NewHost") {
 		t.Errorf("SetServers = %v, want a refusal naming chain.NewHost", err)
+	}
+}
+
+// A host built with its configuration's stages does not start a server
+// under a configuration that asks for another policy: the server would run
+// without it. It is left out, with an error saying to restart; removals go
+// ahead; with the same policy the server is added.
+func TestSetServersHoldsServersUnderChangedPolicy(t *testing.T) {
+	built := &config.Config{Servers: []*config.Server{testServer(t, "old")}, Policy: config.Policy{Deny: []string{"*delete*"}}}
+	h, err := host.New(built, host.WithConfigStages(host.ConfigStages{
+		Stages: []host.StageConfig{{Stage: builtin.GlobPolicy{Deny: built.Policy.Deny}}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+
+	wider := &config.Config{Servers: []*config.Server{testServer(t, "e")}, Policy: config.Policy{Deny: []string{"*delete*", "*add*"}}}
+	change, err := h.SetServers(ctx, wider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(change.Added) != 0 || !slices.Equal(change.Removed, []string{"old"}) {
+		t.Errorf("change %+v: want old removed and e not added", change)
+	}
+	if e := change.Errors["e"]; e == nil || !strings.Contains(e.Error(), "policy") || !strings.Contains(e.Error(), "restart") {
+		t.Errorf("Errors[e] = %v, want it to say the policy changed and to restart", e)
+	}
+	if tools := h.AllTools(); len(tools) != 0 {
+		t.Errorf("tools %v: a server was started under a policy the host does not apply", tools)
+	}
+
+	same := &config.Config{Servers: []*config.Server{testServer(t, "e")}, Policy: built.Policy}
+	if change, err := h.SetServers(ctx, same); err != nil || len(change.Added) != 1 || change.Errors != nil {
+		t.Fatalf("SetServers with the same policy: %+v %v", change, err)
 	}
 }

@@ -66,6 +66,10 @@ type Host struct {
 
 	registry registry
 	pipeline *pipeline
+	// asked is what the configuration the host was built with asks of
+	// calls (policy, results, plugins): SetServers takes no configuration
+	// that asks for something else.
+	asked config.Config
 
 	progressMu  sync.Mutex
 	progress    map[string]func(Progress) // progress token -> callback
@@ -106,6 +110,7 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{
+		asked:    config.Config{Policy: cfg.Policy, Results: cfg.Results, Plugins: slices.Clone(cfg.Plugins)},
 		pipeline: pl,
 		opts:     o,
 		log:      o.logger.Named("host"),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcphost/mcphost/host/config"
@@ -102,10 +103,13 @@ func (c ServersChange) Empty() bool {
 // leaves every other server (and the calls in flight on it) alone. Servers
 // given in code (WithInProcessServer) are kept. The names of tools of
 // unchanged servers stay the same unless a new tool collides with them.
-// The configuration's policy, plugins and results stay those the host was
-// built with (they apply at the next start, see NextStartSections); a host
-// built without its configuration's stages (WithConfigStages) refuses a cfg
-// that asks for them, as New does, rather than run its servers without them.
+// The configuration's policy, plugins and results are those the host was
+// built with (they apply when a host is built again; see
+// NextStartSections). When cfg's differ, only removals are applied: an
+// added or changed server would run without what cfg asks of its calls,
+// so it is left as it was, with an error in Errors saying to restart. A
+// cfg that asks for any of them on a host built without WithConfigStages
+// is refused, as New refuses it.
 func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChange, error) {
 	var change ServersChange
 	if h.isClosed() {
@@ -118,6 +122,14 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 		if asked := restrictions(cfg); len(asked) > 0 {
 			return change, errUnappliedConfig(asked)
 		}
+	}
+	// Servers added or changed under a policy, plugins or results that
+	// differ from the host's would run without them: they wait for a
+	// restart. Removing a server is safe and goes ahead.
+	var held error
+	if changed := changedRestrictions(&h.asked, cfg); h.opts.config != nil && len(changed) > 0 {
+		held = fmt.Errorf("host: not applied: the configuration's %s changed, which applies only when the host is built again; restart to apply it with this server",
+			strings.Join(changed, ", "))
 	}
 	change.Errors = map[string]error{}
 	want := map[string]*config.Server{}
@@ -161,6 +173,9 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 			stop = append(stop, s)
 		case sameServer(s.cfg, sc, s.inproc != nil):
 			next, byID[s.cfg.ID] = append(next, s), s
+		case held != nil:
+			next, byID[s.cfg.ID] = append(next, s), s
+			change.Errors[s.cfg.ID] = held
 		default:
 			change.Changed = append(change.Changed, s.cfg.ID)
 			stop = append(stop, s)
@@ -174,6 +189,10 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 	}
 	for id, sc := range want {
 		if _, ok := byID[id]; ok || slices.Contains(change.Removed, id) {
+			continue
+		}
+		if held != nil {
+			change.Errors[id] = held
 			continue
 		}
 		change.Added = append(change.Added, id)

@@ -29,6 +29,18 @@ func NextStartSections(running, cfg *config.Config) []string {
 	return out
 }
 
+// changedRestrictions is NextStartSections without "names": the sections
+// of cfg that restrict or rewrite calls and differ from running's.
+func changedRestrictions(running, cfg *config.Config) []string {
+	var out []string
+	for _, s := range NextStartSections(running, cfg) {
+		if s != "names" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // samePlugins compares plugin entries, their errors by message.
 func samePlugins(a, b []*config.Plugin) bool {
 	if len(a) != len(b) {

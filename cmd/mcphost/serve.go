@@ -316,6 +316,11 @@ func (a *app) serveWatch(ctx context.Context, h *host.Host, g *gateway.Gateway) 
 			return
 		}
 		fmt.Fprintf(a.stderr, "config: added %v; removed %v; changed %v\n", ch.Added, ch.Removed, ch.Changed)
+		// A server whose entry is broken or untrusted, or that waits for a
+		// restart because the policy, plugins or results changed.
+		for _, id := range sortedKeys(ch.Errors) {
+			fmt.Fprintf(a.stderr, "config: server %s: %s\n", id, termtext.Line(ch.Errors[id].Error()))
+		}
 		g.Sync(ctx)
 	})
 	if err != nil && ctx.Err() == nil {

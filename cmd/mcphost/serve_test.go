@@ -251,6 +251,29 @@ func TestServeWatchAddsServers(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call: %+v %v", res, err)
 	}
+	// A server added together with a new policy is not started under the
+	// old one: it waits for a restart, and stderr says so.
+	cfg, _ = json.Marshal(map[string]any{
+		"servers": map[string]any{"local": testServer(t), "other": testServer(t), "third": testServer(t)},
+		"policy":  map[string]any{"deny": []string{"*third*"}},
+	})
+	writeFile(t, filepath.Join(e.global, "config.json"), string(cfg))
+	for !strings.Contains(s.stderr.String(), "config: server third: host: not applied: the configuration's policy changed") {
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the held server was not reported; stderr:\n%s", s.stderr.String())
+		}
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if strings.HasPrefix(tl.Name, "mcp__third__") {
+			t.Fatalf("%s is offered: a server was started without the policy that came with it", tl.Name)
+		}
+	}
 	cs.Close()
 	inW.Close()
 	if code := s.stop(t); code != 0 {

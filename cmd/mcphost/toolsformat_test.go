@@ -85,6 +85,8 @@ func TestToolsFormatLeavesOutDeniedTools(t *testing.T) {
 	}
 	r := e.must(exitOK, "--config", cfg, "tools", "--", bin)
 	wantContains(t, "tools", r.stdout, "mcp__adhoc__add", "DENIED", "*add*")
+	r = e.must(exitOK, "--config", cfg, "tools", "show", "add", "--", bin)
+	wantContains(t, "tools show", r.stdout, "DENIED", "*add*", "every call is refused")
 	listed := decodeJSON[[]map[string]any](t, e.must(exitOK, "--config", cfg, "tools", "--json", "--", bin))
 	for _, m := range listed {
 		if m["name"] == "mcp__adhoc__add" {

@@ -69,6 +69,9 @@ func printTool(w io.Writer, t host.Tool) error {
 	if ann := annotations(t.Annotations); ann != "" {
 		fmt.Fprintf(tw, "annotations\t%s\n", ann)
 	}
+	if t.Denied != "" {
+		fmt.Fprintf(tw, "DENIED\t%s: every call is refused\n", termtext.Line(t.Denied))
+	}
 	params, _ := argcheck.Params(t.InputSchema)
 	fmt.Fprintf(tw, "usage\t%s\n", termtext.Line(usageLine(t.Name, params)))
 	if err := tw.Flush(); err != nil {

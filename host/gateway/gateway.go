@@ -131,7 +131,7 @@ func New(h *host.Host, opts Options) *Gateway {
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 		GetSessionID:       sessionIDs(opts.ReplicaID),
 	})
-	g.srv.AddReceivingMiddleware(g.relay.endUnanswered, registerSessions)
+	g.srv.AddReceivingMiddleware(g.relay.endUnanswered, registerSessions, g.deniedCalls)
 	g.newSessionID = sessionIDs(opts.ReplicaID)
 	if g.newSessionID == nil {
 		g.newSessionID = rand.Text
@@ -228,6 +228,22 @@ func (g *Gateway) syncTools() {
 		g.srv.RemoveTools(gone...)
 	}
 	g.tools = seen
+}
+
+// deniedCalls takes a call of a tool the policy always denies, which
+// tools/list leaves out, to the pipeline all the same: the policy refuses
+// it with its reason, and the refusal is audited, counted and traced as any
+// other. go-sdk would answer "unknown tool", and the operator would never
+// see a client probing for denied tools.
+func (g *Gateway) deniedCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			if t, found := g.h.Resolve(r.Params.Name); found && t.Denied != "" && t.Name == r.Params.Name {
+				return g.callTool(t.Name)(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // addTool adds t, turning go-sdk's panic on a schema it refuses into an
