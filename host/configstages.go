@@ -51,10 +51,23 @@ func restrictions(cfg *config.Config) []string {
 	if cfg.Results.MaxBytes > 0 {
 		out = append(out, "results.max_bytes")
 	}
-	if n := len(cfg.Plugins); n == 1 {
-		out = append(out, "1 plugin")
-	} else if n > 1 {
-		out = append(out, fmt.Sprintf("%d plugins", n))
+	// Every entry counts, an untrusted one too (chain leaves it out of
+	// the chain and says so): failing closed, with the count of those.
+	untrusted := 0
+	for _, p := range cfg.Plugins {
+		if p != nil && p.Untrusted {
+			untrusted++
+		}
+	}
+	if n := len(cfg.Plugins); n > 0 {
+		what := "1 plugin"
+		if n > 1 {
+			what = fmt.Sprintf("%d plugins", n)
+		}
+		if untrusted > 0 {
+			what += fmt.Sprintf(" (%d from an untrusted project)", untrusted)
+		}
+		out = append(out, what)
 	}
 	return out
 }
