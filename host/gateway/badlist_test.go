@@ -35,6 +35,22 @@ func TestBadResourceListingsAreLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := ctxFor(t)
+	cs := gatewayClient(t, h)
+	rs, err := cs.ListResources(ctx, nil)
+	if err != nil || len(rs.Resources) != 1 || rs.Resources[0].URI != "test://good" {
+		t.Fatalf("resources: %+v %v", rs, err)
+	}
+	ts, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(ts.ResourceTemplates) != 2 { // the good one and mcphost's results
+		t.Fatalf("templates: %+v %v", ts, err)
+	}
+}
+
+// gatewayClient starts h, serves it through a gateway and returns a
+// client of that gateway; all end with the test.
+func gatewayClient(t *testing.T, h *host.Host) *mcp.ClientSession {
+	t.Helper()
+	ctx := ctxFor(t)
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +66,5 @@ func TestBadResourceListingsAreLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	rs, err := cs.ListResources(ctx, nil)
-	if err != nil || len(rs.Resources) != 1 || rs.Resources[0].URI != "test://good" {
-		t.Fatalf("resources: %+v %v", rs, err)
-	}
-	ts, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(ts.ResourceTemplates) != 2 { // the good one and mcphost's results
-		t.Fatalf("templates: %+v %v", ts, err)
-	}
+	return cs
 }

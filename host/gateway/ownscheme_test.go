@@ -11,7 +11,6 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/builtin"
 	"github.com/mcphost/mcphost/host/config"
-	"github.com/mcphost/mcphost/host/gateway"
 )
 
 // A backend that lists mcphost's own results template and a resource under
@@ -34,21 +33,7 @@ func TestBackendCannotClaimMcphostScheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := ctxFor(t)
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	g := gateway.New(h, gateway.Options{})
-	g.Sync(ctx)
-	ct, st := mcp.NewInMemoryTransports()
-	if _, err := g.Server().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := gatewayClient(t, h)
 
 	tmpls, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil {
