@@ -141,6 +141,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		tokens := map[string]string{}
 		for _, name := range f.tokenEnvs {
 			v := a.getenv(name)
+			if v == "" {
+				return usageError("--auth-token-env %s: the variable is not set (or empty): export %s=TOKEN, a token of at least 16 characters (for example from \"openssl rand -hex 32\"), or name the variable that holds it", name, name)
+			}
 			if len(v) < 16 {
 				return usageError("--auth-token-env %s: the variable must hold a token of at least 16 characters", name)
 			}

@@ -280,3 +280,26 @@ func TestServeWatchAddsServers(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// --auth-token-env names the fix that applies: an unset variable is said
+// to be unset (not "too short"), a short token to be short.
+func TestServeTokenEnvSaysWhatIsWrong(t *testing.T) {
+	e := gatewayEnv(t)
+	r := e.run("serve", "--http", "127.0.0.1:0", "--auth-token-env", "UNSET_TOKEN_VAR")
+	if r.code != exitUsage {
+		t.Fatalf("unset variable: exit %d\n%s", r.code, r)
+	}
+	wantContains(t, "unset variable", r.stderr, "UNSET_TOKEN_VAR", "is not set", "export UNSET_TOKEN_VAR=")
+	if strings.Contains(r.stderr, "at least 16") && !strings.Contains(r.stderr, "not set") {
+		t.Errorf("an unset variable is reported as a short token:\n%s", r.stderr)
+	}
+	e.environ = []string{"SHORT_TOKEN=abc"}
+	r = e.run("serve", "--http", "127.0.0.1:0", "--auth-token-env", "SHORT_TOKEN")
+	if r.code != exitUsage {
+		t.Fatalf("short token: exit %d\n%s", r.code, r)
+	}
+	wantContains(t, "short token", r.stderr, "SHORT_TOKEN", "at least 16 characters")
+	if strings.Contains(r.stderr, "abc") {
+		t.Errorf("the token's value was printed:\n%s", r.stderr)
+	}
+}
