@@ -30,3 +30,5 @@ func ProcessAlive(pid int) bool {
 
 // CPUTime is not measured here: it returns 0.
 func CPUTime() time.Duration { return 0 }
+
+func listensOn(int, int) (owned, ok bool) { return false, false }

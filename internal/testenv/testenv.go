@@ -259,7 +259,7 @@ func (p *Process) WaitPort(addr string, timeout time.Duration) error {
 			// same port as the source): that is not the server.
 			self := c.LocalAddr().String() == c.RemoteAddr().String()
 			c.Close()
-			if !self {
+			if !self && p.listens(addr) {
 				return nil
 			}
 		}
@@ -274,6 +274,20 @@ func (p *Process) WaitPort(addr string, timeout time.Duration) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// listens reports whether the listener at addr is the process's own, where
+// that can be told (Linux): a dial can also reach another process that
+// holds the port for a moment (a free-port probe of a test running in
+// parallel), before the server listens.
+func (p *Process) listens(addr string) bool {
+	_, portText, err := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(portText)
+	if err != nil || perr != nil || p.Cmd.Process == nil {
+		return true
+	}
+	owned, ok := listensOn(p.Cmd.Process.Pid, port)
+	return owned || !ok
 }
 
 var errExited = errors.New("process exited before accepting connections")
