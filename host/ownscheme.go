@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcphost/mcphost/host/builtin"
 )
 
 // ownScheme is the scheme of mcphost's own resources (the full results of
@@ -48,7 +50,13 @@ func (s *server) withoutOwnResources(res []*mcp.Resource, tmpls []*mcp.ResourceT
 	keptT := tmpls[:0:0]
 	for _, t := range tmpls {
 		if t != nil && OwnURITemplate(t.URITemplate) {
-			s.log.Warn("resource template left out: it could name mcphost:// URIs, mcphost's own resources", "template", t.URITemplate)
+			// An mcphost gateway lists its full-result template: expected
+			// of a chained mcphost, and left out as quietly.
+			if t.URITemplate == builtin.ResultURIPrefix+"{id}" {
+				s.log.Debug("resource template of an mcphost gateway left out: mcphost:// names this mcphost's own resources", "template", t.URITemplate)
+			} else {
+				s.log.Warn("resource template left out: it could name mcphost:// URIs, mcphost's own resources", "template", t.URITemplate)
+			}
 			continue
 		}
 		keptT = append(keptT, t)
