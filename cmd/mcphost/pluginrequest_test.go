@@ -27,7 +27,7 @@ func TestPluginTestBuildsRequestFromTool(t *testing.T) {
 	wantContains(t, "stdout", r.stdout,
 		"decision  deny\nreason    destructive: mcp__test__delete_file (test:delete_file) may modify or delete data and matches no glob of the allow config\n\n",
 		`request   {"server":"test","tool":"delete_file","name":"mcp__test__delete_file","arguments":{"path":"/x"}}`,
-		"valid     yes: decision deny")
+		"valid     yes: a policy decision\n")
 	wantNotContains(t, "stdout", r.stdout, `"decision":`)
 
 	// The plugin's config allows it by glob.

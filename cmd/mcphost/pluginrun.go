@@ -246,10 +246,11 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 }
 
 func printTest(w io.Writer, rep testReport) error {
+	// A request built from flags asks "what does the policy say": the
+	// decision in words, not the JSON, and not again in the summary.
+	decided := rep.Request != nil && rep.Hook == abi.HookPolicy && rep.Valid
 	switch {
-	case rep.Request != nil && rep.Hook == abi.HookPolicy && rep.Valid:
-		// A request built from flags asks "what does the policy say":
-		// the decision in words, not the JSON.
+	case decided:
 		if err := printDecision(w, rep.Output); err != nil {
 			return err
 		}
@@ -272,6 +273,8 @@ func printTest(w io.Writer, rep testReport) error {
 	switch {
 	case rep.Error != nil:
 		fmt.Fprintf(tw, "error\t%s: %s\n", rep.Error.Kind, rep.Error.Message)
+	case decided:
+		fmt.Fprintf(tw, "valid\tyes: a policy decision\n")
 	case rep.Valid:
 		fmt.Fprintf(tw, "valid\tyes: %s\n", rep.Summary)
 	default:
