@@ -165,7 +165,7 @@ func (r *requestFlags) callerOf() (*abi.Caller, error) {
 	return &abi.Caller{Kind: r.callerKind, ID: r.caller, Scopes: r.scopes}, nil
 }
 
-// samplePrint prints the sample request of a hook, indented.
+// printSample prints the sample request of a hook, indented.
 func (a *app) printSample(hookName string) error {
 	hook, err := abi.ParseHook(hookName)
 	if err != nil {
