@@ -395,6 +395,16 @@ func TestResourcesPromptsAndCompletion(t *testing.T) {
 		if err != nil || len(pr.Messages) == 0 {
 			t.Fatalf("GetPrompt(%s): %v", name, err)
 		}
+		// The listing GetPrompt would use, with the arguments to check.
+		listed, ok := h.ListedPrompt(name)
+		if !ok || listed.Server != "demo" || listed.Name != "summarize" || len(listed.Arguments) == 0 || listed.Arguments[0].Name != "topic" {
+			t.Fatalf("ListedPrompt(%s) = %+v, %v", name, listed, ok)
+		}
+	}
+	for _, name := range []string{"nothing", "demo:nothing", "other:summarize"} {
+		if p, ok := h.ListedPrompt(name); ok {
+			t.Errorf("ListedPrompt(%s) = %+v, want none", name, p)
+		}
 	}
 	comp, err := h.Complete(ctx, "demo", &mcp.CompleteParams{
 		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "summarize"},

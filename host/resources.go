@@ -281,6 +281,23 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 	return res, err
 }
 
+// ListedPrompt returns the prompt GetPrompt would get for name, as last
+// listed, so that its arguments can be checked before the get; false when
+// name resolves to no listed prompt (GetPrompt then says why, or asks the
+// server about a prompt it did not list).
+func (h *Host) ListedPrompt(name string) (Prompt, bool) {
+	serverID, prompt, err := h.resolvePrompt(name)
+	if err != nil {
+		return Prompt{}, false
+	}
+	for _, p := range h.ListedPrompts(serverID) {
+		if p.Prompt != nil && p.Name == prompt {
+			return p, true
+		}
+	}
+	return Prompt{}, false
+}
+
 func (h *Host) resolvePrompt(name string) (serverID, prompt string, err error) {
 	if id, p, ok := strings.Cut(name, ":"); ok {
 		if _, err := h.server(id); err == nil {

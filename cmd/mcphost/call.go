@@ -41,9 +41,12 @@ is a number, a:='"1"' the text "1"). --args takes '{"text":"hi"}',
 @file.json, or - to read standard input.
 
 The arguments are checked against the tool's input schema before they are
-sent: a missing required argument, a value of the wrong type, an unknown
-argument (when the schema allows no others) or a value outside an enum or
-a bound is reported at once, by name. --no-check sends them as they are.
+sent: a missing required argument, a value of the wrong type, a value
+outside an enum or a bound, or an unknown argument is reported at once, by
+name. An argument the schema does not declare is refused when it is close
+to one it does ("haed" for "head"), when a required argument is missing, or
+when the schema allows no others; any other one is sent, with a warning.
+--no-check sends them as they are.
 
 The text content of the result is printed; other content is summarised (use
 --json for the whole result). Progress notifications are shown on standard
@@ -86,7 +89,7 @@ error (bad arguments, unknown tool).`,
 				return usageError("%v", err)
 			}
 			if !noCheck {
-				if err := checkArgs(tool, name, args); err != nil {
+				if err := a.checkArgs(tool, name, args); err != nil {
 					return err
 				}
 			}
@@ -132,19 +135,35 @@ func callArgs(cmd *cobra.Command, args []string) error {
 }
 
 // checkArgs checks args against the tool's input schema: a usage error
-// listing each problem, or nil.
-func checkArgs(tool host.Tool, name string, args map[string]any) error {
-	err := argcheck.Check(tool.InputSchema, args)
-	e, ok := argcheck.AsError(err)
-	if !ok {
+// listing each problem, or nil. Arguments the schema does not declare but
+// allows are sent, with a warning on standard error.
+func (a *app) checkArgs(tool host.Tool, name string, args map[string]any) error {
+	warnings, err := argcheck.Review(tool.InputSchema, args)
+	return a.argsVerdict("tool", name, "tools show "+tool.Name, warnings, err)
+}
+
+// argsVerdict prints the warnings of an argument check of the tool or
+// prompt name, and makes its problems one usage error that says where to
+// see what it takes (a "mcphost" command) and how to send them anyway.
+func (a *app) argsVerdict(what, name, see string, warnings []string, err error) error {
+	e, refused := argcheck.AsError(err)
+	if !refused {
+		for _, w := range warnings {
+			fmt.Fprintf(a.stderr, "warning: %s %s: %s\n", what, termtext.Line(name), termtext.Line(w))
+		}
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "the arguments of %s do not fit its input schema:", termtext.Line(name))
+	fmt.Fprintf(&b, "the arguments of %s do not fit ", termtext.Line(name))
+	if what == "prompt" {
+		b.WriteString("the arguments it declares:")
+	} else {
+		b.WriteString("its input schema:")
+	}
 	for _, p := range e.Problems {
 		b.WriteString("\n  " + termtext.Line(p))
 	}
-	fmt.Fprintf(&b, "\nsee \"mcphost tools show %s\" for what it takes, or pass --no-check to send them as they are", termtext.Line(tool.Name))
+	fmt.Fprintf(&b, "\nsee \"mcphost %s\" for what it takes, or pass --no-check to send them as they are", termtext.Line(see))
 	return usageError("%s", b.String())
 }
 

@@ -46,7 +46,7 @@ func (a *app) pluginBenchCommand() *cobra.Command {
 		duration    time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "bench FILE [--hook HOOK] --input FILE.json|- [flags]",
+		Use:   "bench FILE [--hook HOOK] (--input FILE.json|- | --tool NAME [--args JSON]) [flags]",
 		Short: "Call one hook of a plugin many times and show calls/s and latency percentiles",
 		Long: `Load a plugin once (one instance pool, as the host does), warm it up, then
 call one hook --n times (or for --duration) from --concurrency callers, and
@@ -56,8 +56,9 @@ failed calls and the instances made and thrown away.
 
 The first warm-up call must succeed (use "mcphost plugin test" to see why it
 does not); later failures are counted, timed like the others, and make the
-exit status 1. Limits, --config, --secret, --allowed-host and
---allow-private are as for "plugin test"; note that timeout_ms (default 100)
+exit status 1. The request (--input, or --tool with its flags), limits,
+--config, --secret, --allowed-host and --allow-private are as for "plugin
+test"; note that timeout_ms (default 100)
 applies to every call, HTTP requests of an auth plugin included (they are
 made on every call: point --allowed-host at a test server).
 
@@ -66,6 +67,7 @@ Figures depend on the machine and its load: compare runs on one machine.
 Exit status: 0 every call succeeded, 1 the plugin did not load or a call
 failed, 2 usage error.`,
 		Example: `  mcphost plugin bench deny-destructive.wasm --hook policy --input request.json
+  mcphost plugin bench deny-destructive.wasm --tool delete_file --args '{"path":"/x"}' --n 5000
   mcphost plugin bench deny-destructive.wasm --hook policy --input request.json --n 20000 --concurrency 8
   mcphost plugin bench redact.wasm --hook transform_result --input result.json --duration 10s --json`,
 		Args: cobra.ExactArgs(1),
@@ -82,7 +84,7 @@ failed, 2 usage error.`,
 			if duration > 0 && cmd.Flags().Changed("n") {
 				return usageError("--n and --duration: give one of them (calls are counted, or timed)")
 			}
-			pc, err := a.prepare(cmd.CommandPath(), args[0], &f)
+			pc, err := a.prepare(cmd.Context(), cmd.CommandPath(), args[0], &f)
 			if err != nil {
 				return err
 			}

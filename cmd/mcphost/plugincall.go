@@ -36,12 +36,14 @@ type callFlags struct {
 	// allow_private (mcphost_http, auth plugins only).
 	allowedHosts []string
 	allowPrivate bool
+	// req builds the input from --tool and its flags instead of --input.
+	req requestFlags
 }
 
 func (f *callFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.hook, "hook", "", "hook to call: policy, filter_tools, map_names, transform_result or auth (default: the plugin's only hook, if it has one)")
-	fl.StringVar(&f.input, "input", "", "the hook's request: a JSON file, - for standard input, or inline JSON starting with { (required)")
+	fl.StringVar(&f.input, "input", "", "the hook's request: a JSON file, - for standard input, or inline JSON starting with { (or build one with --tool)")
 	fl.StringArrayVar(&f.config, "config", nil, "plugin config entry KEY=VALUE, as in the entry's config: map (repeatable; not a config file here)")
 	fl.StringArrayVar(&f.secrets, "secret", nil, "grant secret NAME with the value of environment variable ENVVAR: NAME=ENVVAR or NAME=${ENVVAR} (repeatable; the value is never printed)")
 	fl.StringArrayVar(&f.allowedHosts, "allowed-host", nil, "allowed_hosts entry: a host-name glob mcphost_http may reach, like auth.example.com or *.example.com; no scheme, port or path (repeatable; auth plugins only)")
@@ -49,6 +51,7 @@ func (f *callFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.timeoutMS, "timeout-ms", int(config.DefaultPluginTimeout.Milliseconds()), "limits.timeout_ms: wall-clock time of one call, 1 to 60000")
 	fl.IntVar(&f.memoryMB, "memory-mb", config.DefaultPluginMemoryMB, "limits.memory_mb: cap of each linear memory, 1 to 4096")
 	fl.BoolVar(&f.asJSON, "json", false, "print a JSON object")
+	f.req.register(fl)
 }
 
 // preparedCall is a validated command line: what to load and what to send.
@@ -59,11 +62,13 @@ type preparedCall struct {
 	// hook.
 	hook  abi.Hook
 	input []byte
+	// built: the input was built from --tool and its flags.
+	built bool
 }
 
 // prepare checks the flags and reads the input: every problem here is a
 // usage error (exit 2), found before the plugin is loaded.
-func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error) {
+func (a *app) prepare(ctx context.Context, cmdPath, path string, f *callFlags) (*preparedCall, error) {
 	if err := checkPluginFile(path); err != nil {
 		return nil, err
 	}
@@ -75,12 +80,24 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 		}
 		hook = h
 	}
-	if f.input == "" {
+	built := f.req.tool != ""
+	switch {
+	case built && f.input != "":
+		return nil, usageError("--input and --tool: give one; --tool builds the request that --input would give")
+	case !built && len(f.req.given()) > 0:
+		return nil, usageError("%s: only with --tool NAME, which builds a policy request (or a transform_result one with --result)", f.req.given()[0])
+	case built:
+		h, err := f.req.requestHook(hook)
+		if err != nil {
+			return nil, err
+		}
+		hook = h
+	case f.input == "":
 		what := "the hook's request"
 		if hook != "" {
 			what = "the " + string(hook) + " request"
 		}
-		return nil, usageError("--input is required: a JSON file with %s, - for standard input, or inline JSON (examples: \"%s --help\")", what, cmdPath)
+		return nil, usageError("--input is required, or --tool NAME to build a policy request: --input takes a JSON file with %s, - for standard input, or inline JSON (\"%s --sample HOOK\" prints one)", what, strings.Fields(cmdPath)[0]+" plugin test")
 	}
 	if f.timeoutMS < 1 || time.Duration(f.timeoutMS)*time.Millisecond > config.MaxPluginTimeout {
 		return nil, usageError("--timeout-ms %d: give a whole number of milliseconds from 1 to %d", f.timeoutMS, config.MaxPluginTimeout.Milliseconds())
@@ -100,7 +117,12 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	if err != nil {
 		return nil, err
 	}
-	input, err := a.readInput(f.input)
+	var input []byte
+	if built {
+		input, err = f.req.build(ctx, a, hook)
+	} else {
+		input, err = a.readInput(f.input)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +133,7 @@ func (a *app) prepare(cmdPath, path string, f *callFlags) (*preparedCall, error)
 	spec.AllowPrivate = f.allowPrivate
 	spec.Limits.Timeout = time.Duration(f.timeoutMS) * time.Millisecond
 	spec.Limits.MemoryMB = f.memoryMB
-	return &preparedCall{path: path, spec: spec, hook: hook, input: input}, nil
+	return &preparedCall{path: path, spec: spec, hook: hook, input: input, built: built}, nil
 }
 
 // splitSecretFlag splits a --secret NAME=ENVVAR entry and checks the
@@ -196,9 +218,15 @@ func hostOf(s string) string {
 // readInput reads --input: a file, - (stdin) or inline JSON. It must be
 // JSON, as every hook's input is.
 func (a *app) readInput(v string) ([]byte, error) {
+	return a.readJSONFlag("--input", v, "the hook's input is a JSON object (see the examples in --help)")
+}
+
+// readJSONFlag reads the JSON value of flag: a file, - (stdin) or inline
+// JSON starting with "{" or "["; want says what to give, for the errors.
+func (a *app) readJSONFlag(flag, v, want string) ([]byte, error) {
 	var (
 		data []byte
-		src  = "--input " + v
+		src  = flag + " " + v
 	)
 	switch {
 	case v == "-":
@@ -208,20 +236,21 @@ func (a *app) readInput(v string) ([]byte, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(stdin, maxPluginInput+1))
 		if err != nil {
-			return nil, usageError("--input -: reading standard input: %v", err)
+			return nil, usageError("%s -: reading standard input: %v", flag, err)
 		}
-		data, src = b, "--input - (standard input)"
-	case strings.HasPrefix(strings.TrimSpace(v), "{"):
-		data, src = []byte(v), "--input"
+		data, src = b, flag+" - (standard input)"
+	case strings.HasPrefix(strings.TrimSpace(v), "{") || strings.HasPrefix(strings.TrimSpace(v), "["):
+		data, src = []byte(v), flag
 	default:
-		f, err := os.Open(v)
+		path := strings.TrimPrefix(v, "@")
+		f, err := os.Open(path)
 		if err != nil {
-			return nil, usageError("--input %s: %v (give a JSON file, - for standard input, or inline JSON)", v, unwrapPathError(err))
+			return nil, usageError("%s %s: %v (give a JSON file, - for standard input, or inline JSON)", flag, v, unwrapPathError(err))
 		}
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, maxPluginInput+1))
 		if err != nil {
-			return nil, usageError("--input %s: %v", v, unwrapPathError(err))
+			return nil, usageError("%s %s: %v", flag, v, unwrapPathError(err))
 		}
 		data = b
 	}
@@ -230,12 +259,12 @@ func (a *app) readInput(v string) ([]byte, error) {
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, usageError("%s: empty: the hook's input is a JSON object (see the examples in --help)", src)
+		return nil, usageError("%s: empty: %s", src, want)
 	}
 	if !json.Valid(data) {
 		var x any
 		err := json.Unmarshal(data, &x)
-		return nil, usageError("%s: not JSON (%s): the hook's input is a JSON object (see the examples in --help)", src, strings.TrimPrefix(fmt.Sprint(err), "json: "))
+		return nil, usageError("%s: not JSON (%s): %s", src, strings.TrimPrefix(fmt.Sprint(err), "json: "), want)
 	}
 	return data, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/mcphost/mcphost/internal/termtext"
 	"github.com/mcphost/mcphost/pdk/abi"
 	"github.com/mcphost/mcphost/plugins"
 )
@@ -26,6 +27,8 @@ type testReport struct {
 	Path   string   `json:"path"`
 	Hook   abi.Hook `json:"hook"`
 	OK     bool     `json:"ok"`
+	// Request is the request sent, when --tool built it.
+	Request json.RawMessage `json:"request,omitempty"`
 	// Output is the output when it is JSON; OutputText when it is not.
 	Output     json.RawMessage `json:"output,omitempty"`
 	OutputText *string         `json:"output_text,omitempty"`
@@ -91,9 +94,10 @@ func (a *app) pluginTestCommand() *cobra.Command {
 	var (
 		f        callFlags
 		showCred bool
+		sample   string
 	)
 	cmd := &cobra.Command{
-		Use:   "test FILE [--hook HOOK] --input FILE.json|- [flags]",
+		Use:   "test FILE [--hook HOOK] (--input FILE.json|- | --tool NAME [--args JSON]) [flags]\n  mcphost plugin test --sample HOOK",
 		Short: "Call one hook of a plugin once and show the output, duration and memory",
 		Long: `Load a plugin as a plugins entry would be (with the --config, --secret,
 --allowed-host, --allow-private and limits given here), call one hook once on
@@ -104,6 +108,20 @@ memory the instance used (the guest's linear memory and Extism's kernel
 memory, where input and output live). The plugin's log lines (mcphost_log)
 are shown on standard error at info level and above, or as --log-level says.
 --hook may be left out when the plugin has only one hook.
+
+--tool NAME builds the request instead of --input: a policy request for a
+call of the tool NAME with --args (a JSON object, @FILE or -), on --server
+(default "test"), as --name (default mcp__SERVER__TOOL), with the tool's
+annotations (--annotations JSON, or --read-only, --destructive,
+--idempotent, --open-world; none given means what MCP says of a tool without
+annotations: destructive and open-world) and a caller (--caller ID,
+--caller-kind, --scope; none given: no caller). With --result (the tool's
+CallToolResult) it builds a transform_result request instead. A policy's
+decision is then printed as "decision" and "reason" lines; --json prints the
+report with the request and the raw answer.
+
+--sample HOOK prints a request of that hook with every field filled, to
+read the fields off or to edit into an --input file; no FILE is needed.
 
 The input is the hook's request (pdk/abi/ABI.md), for example:
   policy            {"server":"github","tool":"delete_repo","name":"github_delete_repo","arguments":{"repo":"x"},"annotations":{"destructiveHint":true}}
@@ -126,7 +144,11 @@ shown redacted unless --show-credentials is given.
 Exit status: 0 the call returned a valid answer; 1 the plugin did not load,
 the call failed (the error names its kind: error, trap, timeout, memory,
 exit, output, input) or the output is not a valid answer; 2 usage error.`,
-		Example: `  mcphost plugin test deny-destructive.wasm --hook policy --input request.json
+		Example: `  mcphost plugin test deny-destructive.wasm --tool delete_file --args '{"path":"/x"}'
+  mcphost plugin test deny-destructive.wasm --tool read_file --server fs --read-only --json
+  mcphost plugin test caller-rules.wasm --tool delete_pod --server k8s --caller token:sre --scope sre
+  mcphost plugin test --sample policy > request.json
+  mcphost plugin test deny-destructive.wasm --hook policy --input request.json
   mcphost plugin test deny-destructive.wasm --hook policy --config allow='github:delete_*' --input - < request.json
   mcphost plugin test header-auth.wasm --hook auth --secret token=GITHUB_TOKEN \
       --input '{"server":"gh","url":"https://api.example.com/mcp"}'
@@ -135,9 +157,23 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
   mcphost plugin test corp-auth.wasm --hook auth --allowed-host 127.0.0.1 --allow-private \
       --input '{"server":"corp","url":"http://127.0.0.1:8080/mcp"}'
   mcphost plugin test slow.wasm --hook policy --input request.json --timeout-ms 500 --memory-mb 128 --json`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("sample") {
+				if len(args) > 0 {
+					return fmt.Errorf("--sample takes no plugin file: it prints a request without calling a plugin (drop %q)", args[0])
+				}
+				return nil
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("accepts 1 arg(s), received %d: give the plugin's .wasm file (or --sample HOOK for a sample request)", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pc, err := a.prepare(cmd.CommandPath(), args[0], &f)
+			if cmd.Flags().Changed("sample") {
+				return a.printSample(sample)
+			}
+			pc, err := a.prepare(cmd.Context(), cmd.CommandPath(), args[0], &f)
 			if err != nil {
 				return err
 			}
@@ -159,6 +195,9 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 				Hook:       pc.hook,
 				Limits:     newReportLimits(p),
 				reportHTTP: newReportHTTP(pc.spec),
+			}
+			if pc.built {
+				rep.Request = json.RawMessage(pc.input)
 			}
 			if res := tr.Result; res != nil {
 				rep.DurationNS = res.Duration.Nanoseconds()
@@ -202,11 +241,19 @@ exit, output, input) or the output is not a valid answer; 2 usage error.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&showCred, "show-credentials", false, "print an auth answer's header values instead of redacting them")
+	cmd.Flags().StringVar(&sample, "sample", "", "print a sample request of this hook ("+hookNames()+") with every field filled, and call nothing")
 	return cmd
 }
 
 func printTest(w io.Writer, rep testReport) error {
+	// A request built from flags asks "what does the policy say": the
+	// decision in words, not the JSON, and not again in the summary.
+	decided := rep.Request != nil && rep.Hook == abi.HookPolicy && rep.Valid
 	switch {
+	case decided:
+		if err := printDecision(w, rep.Output); err != nil {
+			return err
+		}
 	case rep.Output != nil:
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, rep.Output, "", "  "); err != nil {
@@ -220,9 +267,14 @@ func printTest(w io.Writer, rep testReport) error {
 	tw := table(w)
 	fmt.Fprintf(tw, "plugin\t%s (%s)\n", rep.Plugin, rep.Path)
 	fmt.Fprintf(tw, "hook\t%s\n", rep.Hook)
+	if rep.Request != nil {
+		fmt.Fprintf(tw, "request\t%s\n", oneLine(string(rep.Request), 200))
+	}
 	switch {
 	case rep.Error != nil:
 		fmt.Fprintf(tw, "error\t%s: %s\n", rep.Error.Kind, rep.Error.Message)
+	case decided:
+		fmt.Fprintf(tw, "valid\tyes: a policy decision\n")
 	case rep.Valid:
 		fmt.Fprintf(tw, "valid\tyes: %s\n", rep.Summary)
 	default:
@@ -239,6 +291,32 @@ func printTest(w io.Writer, rep testReport) error {
 	fmt.Fprintf(tw, "limits\ttimeout_ms %d, memory_mb %d, max_output_bytes %d\n", rep.Limits.TimeoutMS, rep.Limits.MemoryMB, rep.Limits.MaxOutputBytes)
 	rep.reportHTTP.print(tw)
 	return tw.Flush()
+}
+
+// printDecision writes a policy decision as lines a person reads: the
+// decision, its reason and the arguments of a rewrite.
+func printDecision(w io.Writer, output []byte) error {
+	var d abi.PolicyDecision
+	if err := json.Unmarshal(output, &d); err != nil {
+		return fmt.Errorf("plugin test: reading the decision: %w", err)
+	}
+	tw := table(w)
+	fmt.Fprintf(tw, "decision\t%s\n", termtext.Line(string(d.Decision)))
+	if d.Reason != "" {
+		fmt.Fprintf(tw, "reason\t%s\n", termtext.Line(d.Reason))
+	}
+	if d.Arguments != nil {
+		b, err := json.Marshal(d.Arguments)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "arguments\t%s (rewritten)\n", oneLine(string(b), 200))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // summarize says in a few words what a decoded answer means.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcphost/mcphost/host"
+	"github.com/mcphost/mcphost/internal/argcheck"
 	"github.com/mcphost/mcphost/internal/termtext"
 )
 
@@ -169,15 +170,22 @@ func (a *app) promptsCommand() *cobra.Command {
 
 func (a *app) promptCommand() *cobra.Command {
 	var (
-		asJSON bool
-		kv     []string
+		asJSON  bool
+		noCheck bool
+		kv      []string
 	)
 	cmd := &cobra.Command{
 		Use:   "prompt NAME",
 		Short: "Get a prompt (NAME or server:NAME) with --arg key=value",
 		Long: `Get a prompt from a server and print its messages. NAME is the prompt's name
 when only one server has it, else server:NAME (see "mcphost prompts", where
-required arguments are marked with *).`,
+required arguments are marked with *).
+
+The arguments are checked against those the prompt declares before the
+server is asked: a missing required argument, or one it does not declare
+that is close to one it does ("topc" for "topic") or stands for a missing
+one, is reported at once; any other undeclared one is sent, with a warning.
+--no-check sends them as they are.`,
 		Example: `  mcphost prompt summarize --arg topic='MCP hosts'
   mcphost prompt everything:complex_prompt --arg temperature=0.5 --json`,
 		Args: cobra.ExactArgs(1),
@@ -195,6 +203,11 @@ required arguments are marked with *).`,
 				return err
 			}
 			defer a.closeHost(h)
+			if !noCheck {
+				if err := a.checkPromptArgs(h, args[0], pargs); err != nil {
+					return err
+				}
+			}
 			res, err := h.GetPrompt(cmd.Context(), args[0], pargs)
 			if err != nil {
 				a.warnUnavailable(h)
@@ -215,7 +228,26 @@ required arguments are marked with *).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
 	cmd.Flags().StringArrayVar(&kv, "arg", nil, "prompt argument key=value (repeatable)")
+	cmd.Flags().BoolVar(&noCheck, "no-check", false, "send the arguments without checking them against those the prompt declares")
 	return cmd
+}
+
+// checkPromptArgs checks args against the arguments the prompt declares,
+// as listed, before the server is asked for it. A prompt that is not
+// listed is not checked: the get says what is wrong.
+func (a *app) checkPromptArgs(h *host.Host, name string, args map[string]string) error {
+	p, ok := h.ListedPrompt(name)
+	if !ok {
+		return nil
+	}
+	declared := make([]argcheck.PromptArgument, 0, len(p.Arguments))
+	for _, d := range p.Arguments {
+		if d != nil {
+			declared = append(declared, argcheck.PromptArgument{Name: d.Name, Required: d.Required})
+		}
+	}
+	warnings, err := argcheck.ReviewPrompt(declared, args)
+	return a.argsVerdict("prompt", name, "prompts --server "+p.Server, warnings, err)
 }
 
 // lookupError makes a name that resolves to nothing a usage error (exit 2).

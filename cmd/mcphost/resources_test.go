@@ -86,7 +86,10 @@ func TestResourcesAndPromptsDemoServer(t *testing.T) {
 	wantContains(t, "prompt", r.stdout, "[user]", "MCP hosts")
 	r = e.must(exitOK, "prompt", "demo:summarize", "--arg", "topic=gateways", "--json")
 	wantContains(t, "prompt --json", decodeJSON[map[string]any](t, r)["messages"].([]any)[0].(map[string]any)["content"].(map[string]any)["text"].(string), "gateways")
-	r = e.must(exitFailure, "prompt", "summarize")
+	// A missing required argument is found before the server is asked.
+	r = e.must(exitUsage, "prompt", "summarize")
+	wantContains(t, "stderr", r.stderr, "missing required argument topic")
+	r = e.must(exitFailure, "prompt", "summarize", "--no-check")
 	wantContains(t, "stderr", r.stderr, "topic")
 
 	r = e.must(exitOK, "call", "demo:echo", "--args", `{"text":"in process"}`)

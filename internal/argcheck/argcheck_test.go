@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,10 +126,11 @@ func TestCheck(t *testing.T) {
 			"argument text must have at least 2 characters, not 1",
 			`argument text must match the pattern "^[a-z]+$", not "A"`}},
 		{`{"a":1,"b":2,"color":"pink"}`, []string{`argument color must be one of "red", "green", 3, not "pink"`}},
-		{`{"a":1,"b":2,"colour":"red"}`, []string{`unknown argument colour; did you mean "color"?`}},
-		{`{"a":1,"b":2,"zzz":1}`, []string{"unknown argument zzz (the tool takes a, b, color, either, free, loud, maybe, n, opts, tags, text)"}},
+		{`{"a":1,"b":2,"colour":"red"}`, []string{`unknown argument "colour": did you mean "color"?`}},
+		{`{"a":1,"b":2,"zzz":1}`, []string{`unknown argument "zzz" (the tool takes a, b, color, either, free, loud, maybe, n, opts, tags, text)`}},
+		{`{"a":1,"zzz":1}`, []string{"missing required argument b (number)", `unknown argument "zzz": did you mean "b"?`}},
 		{`{"a":1,"b":2,"opts":{}}`, []string{"missing required argument opts.depth (integer)"}},
-		{`{"a":1,"b":2,"opts":{"depth":1,"x":2}}`, []string{"unknown argument opts.x (the tool takes depth)"}},
+		{`{"a":1,"b":2,"opts":{"depth":1,"x":2}}`, []string{`unknown argument "opts.x" (the tool takes depth)`}},
 		{`{"a":1,"b":2,"tags":["x",2,"z"]}`, []string{"argument tags must have at most 2 items, not 3", "argument tags[1] must be a string, not a number 2"}},
 		{`{"a":1,"b":2,"maybe":null,"either":"x","free":[1]}`, nil},
 		{`{"a":1,"b":2,"maybe":"x"}`, []string{`argument maybe must be an integer or null, not a string "x"`}},
@@ -203,7 +205,7 @@ func TestCheckAnyOfAndBounds(t *testing.T) {
 		t.Fatal("want problems")
 	}
 	want := []string{
-		"unknown argument generated.b (the tool takes a)",
+		`unknown argument "generated.b" (the tool takes a)`,
 		`argument id ("ab") matches none of the 2 forms the schema allows`,
 		`argument nested.k must be an integer, not a string "v"`,
 		"argument off is not allowed",
@@ -268,7 +270,7 @@ func ExampleAssign() {
 func ExampleCheck() {
 	s := json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`)
 	fmt.Println(argcheck.Check(s, map[string]any{"a": 1.0, "c": 2.0}))
-	// Output: missing required argument b (number); unknown argument c (the tool takes a, b)
+	// Output: missing required argument b (number); unknown argument "c": did you mean "b"?
 }
 
 // Whatever is typed and whatever schema a server sends: no panic, the
@@ -316,7 +318,8 @@ func FuzzCheck(f *testing.F) {
 		if json.Unmarshal([]byte(schemaJSON), &s) != nil {
 			return
 		}
-		err := argcheck.Check(s, args)
+		warnings, err := argcheck.Review(s, args)
+		oneLines(t, "warning", warnings)
 		if err == nil {
 			return
 		}
@@ -324,10 +327,153 @@ func FuzzCheck(f *testing.F) {
 		if !ok {
 			t.Fatalf("not an *Error: %v", err)
 		}
-		for _, p := range e.Problems {
-			if p == "" || strings.Contains(p, "\n") {
-				t.Fatalf("problem %q", p)
+		oneLines(t, "problem", e.Problems)
+	})
+}
+
+func oneLines(t *testing.T, what string, lines []string) {
+	t.Helper()
+	if len(lines) > 21 {
+		t.Fatalf("%d %ss, want at most 21", len(lines), what)
+	}
+	for _, l := range lines {
+		if l == "" || strings.Contains(l, "\n") {
+			t.Fatalf("%s %q", what, l)
+		}
+	}
+}
+
+// Whatever names a server gives a prompt's arguments and a person types:
+// no panic, one line per problem and warning, and a declared name given
+// is never called unknown.
+func FuzzReviewPrompt(f *testing.F) {
+	f.Add("topic\x00style", "topic\x00stlye\x00x")
+	f.Add("", "a")
+	f.Add("a\x00A\x00a_", "A_\x00\n")
+	f.Fuzz(func(t *testing.T, declaredNames, givenNames string) {
+		var declared []argcheck.PromptArgument
+		for i, n := range strings.Split(declaredNames, "\x00") {
+			declared = append(declared, argcheck.PromptArgument{Name: n, Required: i%2 == 0})
+		}
+		given := map[string]string{}
+		for _, n := range strings.Split(givenNames, "\x00") {
+			given[n] = "v"
+		}
+		warnings, err := argcheck.ReviewPrompt(declared, given)
+		oneLines(t, "warning", warnings)
+		if e, ok := argcheck.AsError(err); ok {
+			oneLines(t, "problem", e.Problems)
+			for _, p := range e.Problems {
+				for _, d := range declared {
+					if _, ok := given[d.Name]; ok && strings.HasPrefix(p, "unknown argument "+strconv.Quote(d.Name)+":") {
+						t.Fatalf("declared %q called unknown: %q", d.Name, p)
+					}
+				}
 			}
+		} else if err != nil {
+			t.Fatalf("not an *Error: %v", err)
 		}
 	})
+}
+
+// The input schemas of server-everything's get-sum and server-filesystem's
+// read_text_file, as those servers send them: no additionalProperties.
+const (
+	getSumSchema   = `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`
+	readFileSchema = `{"type":"object","properties":{"path":{"type":"string"},"head":{"type":"number"},"tail":{"type":"number"}},"required":["path"]}`
+)
+
+// An argument a schema does not declare, where the schema does not forbid
+// others: a slip of the keys, or a name in place of a missing required
+// one, is refused; any other name is sent with a warning.
+func TestReviewUndeclaredArguments(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		schema, args string
+		problems     []string
+		warnings     []string
+	}{
+		{readFileSchema, `{"path":"x","haed":1}`, []string{`unknown argument "haed": did you mean "head"?`}, nil},
+		{readFileSchema, `{"path":"x","Tail":1}`, []string{`unknown argument "Tail": did you mean "tail"?`}, nil},
+		{readFileSchema, `{"path":"x","encoding":"utf-8"}`, nil,
+			[]string{`argument "encoding" is not in the tool's input schema; it is sent as it is (the tool takes head, path, tail)`}},
+		{readFileSchema, `{"path":"x","head":1}`, nil, nil},
+		{getSumSchema, `{"a":1,"c":2}`, []string{"missing required argument b (number)", `unknown argument "c": did you mean "b"?`}, nil},
+		{getSumSchema, `{"c":1,"d":2}`, []string{"missing required argument a (number)", "missing required argument b (number)",
+			`unknown argument "c": did you mean "a" or "b"?`, `unknown argument "d": did you mean "a" or "b"?`}, nil},
+		{getSumSchema, `{"a":1,"b":2,"c":3}`, nil, []string{`argument "c" is not in the tool's input schema; it is sent as it is (the tool takes a, b)`}},
+		// Declared welcome, or nothing declared: no word.
+		{`{"type":"object","properties":{"head":{}},"additionalProperties":true}`, `{"haed":1}`, nil, nil},
+		{`{"type":"object","properties":{"head":{}},"additionalProperties":{"type":"number"}}`, `{"haed":1}`, nil, nil},
+		{`{"type":"object"}`, `{"haed":1}`, nil, nil},
+		// Forbidden: refused whether near or not.
+		{`{"type":"object","properties":{"head":{}},"additionalProperties":false}`, `{"haed":1,"zzz":2}`,
+			[]string{`unknown argument "haed": did you mean "head"?`, `unknown argument "zzz" (the tool takes head)`}, nil},
+		// Nested objects follow the same rules.
+		{`{"type":"object","properties":{"opts":{"type":"object","properties":{"depth":{}}}}}`, `{"opts":{"detph":1,"other":2}}`,
+			[]string{`unknown argument "opts.detph": did you mean "depth"?`},
+			[]string{`argument "opts.other" is not in the tool's input schema; it is sent as it is (the tool takes depth)`}},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tc.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		warnings, err := argcheck.Review(schema(t, tc.schema), args)
+		var problems []string
+		if e, ok := argcheck.AsError(err); ok {
+			problems = e.Problems
+		} else if err != nil {
+			t.Fatalf("Review(%s, %s): %v", tc.schema, tc.args, err)
+		}
+		if !reflect.DeepEqual(problems, tc.problems) || !reflect.DeepEqual(warnings, tc.warnings) {
+			t.Errorf("Review(%s, %s)\n problems %q\n     want %q\n warnings %q\n     want %q", tc.schema, tc.args, problems, tc.problems, warnings, tc.warnings)
+		}
+	}
+}
+
+// Many undeclared names against many declared ones: the comparisons stop
+// at a bound, and what was not compared is refused, not let through.
+func TestReviewBoundsUndeclaredNames(t *testing.T) {
+	t.Parallel()
+	props := map[string]any{}
+	for i := range 20_000 {
+		props[fmt.Sprintf("declared_argument_%05d", i)] = map[string]any{}
+	}
+	args := map[string]any{}
+	for i := range 10_000 {
+		args[fmt.Sprintf("other_%05d", i)] = 1.0
+	}
+	warnings, err := argcheck.Review(map[string]any{"type": "object", "properties": props}, args)
+	e, ok := argcheck.AsError(err)
+	if !ok || len(e.Problems) != 1 || !strings.HasPrefix(e.Problems[0], "more than 64 arguments that the input schema does not declare") {
+		t.Fatalf("Review = %v", err)
+	}
+	if len(warnings) != 21 || warnings[20] != "and more" {
+		t.Errorf("%d warnings, want 20 and \"and more\"", len(warnings))
+	}
+}
+
+func TestReviewPrompt(t *testing.T) {
+	t.Parallel()
+	declared := []argcheck.PromptArgument{{Name: "topic", Required: true}, {Name: "style"}}
+	for _, tc := range []struct {
+		args     map[string]string
+		problems []string
+		warnings []string
+	}{
+		{map[string]string{"topic": "x"}, nil, nil},
+		{map[string]string{}, []string{"missing required argument topic"}, nil},
+		{map[string]string{"topic": "x", "stlye": "y"}, []string{`unknown argument "stlye": did you mean "style"?`}, nil},
+		{map[string]string{"subject": "x"}, []string{"missing required argument topic", `unknown argument "subject": did you mean "topic"?`}, nil},
+		{map[string]string{"topic": "x", "lang": "de"}, nil, []string{`argument "lang" is not one the prompt declares; it is sent as it is (the prompt takes style, topic)`}},
+	} {
+		warnings, err := argcheck.ReviewPrompt(declared, tc.args)
+		var problems []string
+		if e, ok := argcheck.AsError(err); ok {
+			problems = e.Problems
+		}
+		if !reflect.DeepEqual(problems, tc.problems) || !reflect.DeepEqual(warnings, tc.warnings) {
+			t.Errorf("ReviewPrompt(%v)\n problems %q\n     want %q\n warnings %q\n     want %q", tc.args, problems, tc.problems, warnings, tc.warnings)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,13 +19,59 @@ const maxProblems = 20
 
 // Check checks args against a tool's input schema and returns an *Error
 // listing every problem found, or nil. A schema that cannot be read checks
-// nothing (nil): the server still checks.
+// nothing (nil): the server still checks. Check is Review without the
+// warnings.
 func Check(schema any, args map[string]any) error {
+	_, err := Review(schema, args)
+	return err
+}
+
+// Review checks args against a tool's input schema as Check does, and also
+// says which arguments the schema does not declare although it does not
+// forbid others: those are sent, and the warnings name them.
+//
+// An argument the schema does not declare is refused (a problem, not a
+// warning) when it is near a declared name ("haed" for "head": see
+// suggest.Near), or when a required argument is missing (it is probably
+// that one, misnamed), or when the schema forbids other arguments
+// (additionalProperties: false). A schema that declares others welcome
+// (additionalProperties true or a schema) gets no warning.
+func Review(schema any, args map[string]any) (warnings []string, err error) {
+	return review(schema, args, "tool")
+}
+
+// PromptArgument is one argument a prompt declares.
+type PromptArgument struct {
+	Name     string
+	Required bool
+}
+
+// ReviewPrompt checks the arguments of a prompt as Review checks a tool's:
+// every required one given, and a name the prompt does not declare refused
+// when it is near a declared one or stands for a missing one, else a
+// warning. Prompt arguments are text: there is no type to check.
+func ReviewPrompt(declared []PromptArgument, args map[string]string) (warnings []string, err error) {
+	props := make(map[string]any, len(declared))
+	var required []any
+	for _, d := range declared {
+		props[d.Name] = map[string]any{}
+		if d.Required {
+			required = append(required, d.Name)
+		}
+	}
+	given := make(map[string]any, len(args))
+	for k, v := range args {
+		given[k] = v
+	}
+	return review(map[string]any{"type": "object", "properties": props, "required": required}, given, "prompt")
+}
+
+func review(schema any, args map[string]any, subject string) ([]string, error) {
 	s, err := object(schema)
 	if err != nil || s == nil {
-		return nil
+		return nil, nil
 	}
-	c := &checker{}
+	c := &checker{subject: subject}
 	obj := make(map[string]any, len(args))
 	for k, v := range args {
 		obj[k] = v
@@ -33,16 +80,27 @@ func Check(schema any, args map[string]any) error {
 	if c.more {
 		c.problems = append(c.problems, "and more")
 	}
-	if len(c.problems) == 0 {
-		return nil
+	if c.warnMore {
+		c.warnings = append(c.warnings, "and more")
 	}
-	return &Error{Problems: c.problems}
+	if len(c.problems) == 0 {
+		return c.warnings, nil
+	}
+	return c.warnings, &Error{Problems: c.problems}
 }
 
 type checker struct {
 	problems []string
-	more     bool                      // problems beyond maxProblems were left out
+	more     bool // problems beyond maxProblems were left out
+	warnings []string
+	warnMore bool                      // warnings beyond maxProblems were left out
 	patterns map[string]*regexp.Regexp // compiled once per check; nil entry: not Go syntax
+	// subject is what takes the arguments, "tool" or "prompt", for "the
+	// tool takes a, b".
+	subject string
+	// undeclaredSeen counts the names compared with the declared ones, which
+	// costs a distance per declared name: see maxUndeclared.
+	undeclaredSeen int
 }
 
 func (c *checker) add(format string, args ...any) {
@@ -303,10 +361,12 @@ func (c *checker) array(path string, s map[string]any, v []any, depth int) {
 
 func (c *checker) object(path string, s map[string]any, v map[string]any, depth int) {
 	props := asObject(s["properties"])
+	var missing []string
 	for _, r := range requiredNames(s) {
 		if _, ok := v[r]; ok {
 			continue
 		}
+		missing = append(missing, r)
 		what := label(asObject(props[r]))
 		if what != "" {
 			c.add("missing required argument %s (%s)", join(path, r), what)
@@ -318,7 +378,8 @@ func (c *checker) object(path string, s map[string]any, v map[string]any, depth 
 	for k := range v {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys) // messages in a stable order
+	slices.Sort(keys)     // messages in a stable order
+	var declared []string // sorted names of props, made on first use
 	for _, k := range keys {
 		if p, ok := props[k]; ok {
 			if p == false {
@@ -331,19 +392,36 @@ func (c *checker) object(path string, s map[string]any, v map[string]any, depth 
 		if c.matchesPatternProperty(s, k) {
 			continue
 		}
-		switch extra := s["additionalProperties"].(type) {
+		if declared == nil {
+			declared = sortedKeys(props)
+		}
+		extra, stated := s["additionalProperties"]
+		if !stated {
+			c.undeclared(path, k, declared, missing)
+			continue
+		}
+		switch extra := extra.(type) {
 		case bool:
 			if !extra {
-				c.unknown(path, k, props)
+				c.unknown(path, k, declared, missing)
 			}
 		case map[string]any:
 			if not, ok := extra["not"].(map[string]any); ok && len(not) == 0 {
-				c.unknown(path, k, props) // {"not": {}}: how some generators write false
+				c.unknown(path, k, declared, missing) // {"not": {}}: how some generators write false
 				continue
 			}
 			c.value(join(path, k), extra, v[k], depth+1)
 		}
 	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // matchesPatternProperty reports whether key is covered by one of the
@@ -360,17 +438,87 @@ func (c *checker) matchesPatternProperty(s map[string]any, key string) bool {
 	return false
 }
 
-func (c *checker) unknown(path, key string, props map[string]any) {
-	known := make([]string, 0, len(props))
-	for k := range props {
-		known = append(known, k)
+// unknown reports key, which the schema forbids: with the declared names
+// it is near, else the required ones that are missing, else the list of
+// those the schema declares.
+func (c *checker) unknown(path, key string, declared, missing []string) {
+	msg := "unknown argument " + strconv.Quote(join(path, key))
+	near := suggest.Closest(key, declared)
+	if len(near) == 0 {
+		near = missingOffer(key, missing)
 	}
-	slices.Sort(known)
-	msg := fmt.Sprintf("unknown argument %s", join(path, key))
-	if p := suggest.Phrase(suggest.Closest(key, known)); p != "" {
-		msg += "; " + p
-	} else if len(known) > 0 && len(known) <= 12 {
-		msg += " (the tool takes " + strings.Join(known, ", ") + ")"
+	if p := suggest.Phrase(near); p != "" {
+		msg += ": " + p
+	} else if len(declared) > 0 && len(declared) <= 12 {
+		msg += " (the " + c.subject + " takes " + strings.Join(declared, ", ") + ")"
 	}
 	c.add("%s", msg)
+}
+
+// maxUndeclared bounds the undeclared names of one check that are compared
+// with the declared ones: a name costs one distance per declared name, and
+// both lists come from outside. Past it, the check refuses rather than
+// let an unchecked name through.
+const maxUndeclared = 64
+
+// undeclared handles key, which the schema neither declares nor forbids.
+// A slip of the keys ("haed" for "head") or a name standing in for a
+// missing required one is refused: the server would most likely ignore
+// it and run without it. Any other name is sent with a warning: the
+// schema allows it, and the server may know it.
+func (c *checker) undeclared(path, key string, declared, missing []string) {
+	if len(declared) == 0 && len(missing) == 0 {
+		return // the schema names no argument: nothing to compare with
+	}
+	if len(c.problems) >= maxProblems {
+		c.more = true // refused already: spare the comparisons
+		return
+	}
+	c.undeclaredSeen++
+	if c.undeclaredSeen > maxUndeclared {
+		if c.undeclaredSeen == maxUndeclared+1 {
+			c.add("more than %d arguments that the input schema does not declare: they were not checked", maxUndeclared)
+		}
+		return
+	}
+	name := strconv.Quote(join(path, key))
+	if near := suggest.Near(key, declared); len(near) > 0 {
+		c.add("unknown argument %s: %s", name, suggest.Phrase(near))
+		return
+	}
+	if offer := missingOffer(key, missing); len(offer) > 0 {
+		c.add("unknown argument %s: %s", name, suggest.Phrase(offer))
+		return
+	}
+	msg := "argument " + name + " is not in the " + c.subject + "'s input schema; it is sent as it is"
+	if c.subject == "prompt" {
+		msg = "argument " + name + " is not one the prompt declares; it is sent as it is"
+	}
+	if len(declared) > 0 && len(declared) <= 12 {
+		msg += " (the " + c.subject + " takes " + strings.Join(declared, ", ") + ")"
+	}
+	c.warn(msg)
+}
+
+// missingOffer is what to offer for an unknown key when required
+// arguments are missing: the nearest of them, else all of them (three at
+// most), since the key most likely stands for one.
+func missingOffer(key string, missing []string) []string {
+	if len(missing) == 0 {
+		return nil
+	}
+	if near := suggest.Closest(key, missing); len(near) > 0 {
+		return near
+	}
+	offer := slices.Clone(missing)
+	slices.Sort(offer)
+	return offer[:min(len(offer), 3)]
+}
+
+func (c *checker) warn(msg string) {
+	if len(c.warnings) >= maxProblems {
+		c.warnMore = true
+		return
+	}
+	c.warnings = append(c.warnings, msg)
 }

@@ -8,8 +8,12 @@
 // required, properties, additionalProperties, enum, const, the numeric and
 // length bounds, pattern, items, allOf/anyOf/oneOf). What it does not
 // understand ($ref, not, if/then/else, ...) it lets pass: the server has
-// the last word, and a local check must never refuse arguments the server
-// would take.
+// the last word, and a local check must not refuse arguments the server
+// would take. The one exception is an argument the schema does not declare
+// while it declares one near it ("haed" beside "head"), or while a
+// required one is missing: a server that takes unknown arguments mostly
+// ignores them, so the call would run without what the person meant (see
+// Review).
 package argcheck
 
 import (

@@ -153,3 +153,70 @@ func Phrase(names []string) string {
 	}
 	return "did you mean " + strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1] + "?"
 }
+
+// Near returns the candidates that name is most likely a mistyping of,
+// best first, at most three: those equal to it once case, "_" and "-" are
+// ignored ("maxResults" and "max_results"), else those at the smallest
+// edit distance within nearTypos of it. It is stricter than Closest: a
+// name near another may be refused outright (an argument a tool does not
+// declare), so only a slip of a key or two counts, and never for a name of
+// one or two letters.
+func Near(name string, candidates []string) []string {
+	q := squash(name)
+	if q == "" {
+		return nil
+	}
+	limit := nearTypos(q)
+	best := -1
+	var out []string
+	for _, c := range candidates {
+		k := squash(c)
+		if k == "" {
+			continue
+		}
+		bound := limit
+		if best >= 0 {
+			bound = min(bound, best)
+		}
+		d := 0
+		if k != q {
+			d = Distance(q, k, bound+1)
+		}
+		switch {
+		case d > bound:
+		case best < 0 || d < best:
+			best, out = d, append(out[:0], c)
+		case !slices.Contains(out, c):
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	if len(out) > maxSuggestions {
+		out = out[:maxSuggestions]
+	}
+	return out
+}
+
+// nearTypos is how many edits Near forgives: none below three letters
+// (every short name is a step from another), one up to five, two from six.
+func nearTypos(s string) int {
+	switch n := utf8.RuneCountInString(s); {
+	case n < 3:
+		return 0
+	case n < 6:
+		return 1
+	}
+	return 2
+}
+
+// squash folds a name for Near: lower case, without "_" and "-", cut to
+// maxCompare runes.
+func squash(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+	return fold(s)
+}

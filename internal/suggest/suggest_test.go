@@ -144,7 +144,7 @@ func FuzzUnknownTool(f *testing.F) {
 		if !strings.HasPrefix(msg, "unknown tool ") && !strings.Contains(msg, ": unknown server ") {
 			t.Fatalf("message %q", msg)
 		}
-		for _, got := range suggest.Closest(name, []string{tool, server}) {
+		for _, got := range append(suggest.Closest(name, []string{tool, server}), suggest.Near(name, []string{tool, server})...) {
 			if got != tool && got != server {
 				t.Fatalf("offered %q, which is no candidate", got)
 			}
@@ -178,4 +178,39 @@ func FuzzDistance(f *testing.F) {
 			t.Fatalf("distance %d over the longer length %d", full, n)
 		}
 	})
+}
+
+func TestNear(t *testing.T) {
+	t.Parallel()
+	declared := []string{"path", "head", "tail", "max_results", "b", "ab", "encoding"}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"haed", []string{"head"}}, // a swap
+		{"hed", []string{"head"}},  // a dropped letter
+		{"HEAD", []string{"head"}}, // case
+		{"maxResults", []string{"max_results"}},
+		{"max-results", []string{"max_results"}},
+		{"maxresult", []string{"max_results"}},
+		{"encodign", []string{"encoding"}},
+		{"ecnodnig", []string{"encoding"}}, // two swaps in a long name
+		{"heads", []string{"head"}},
+		{"c", nil}, // one letter: every other is a step away
+		{"B", []string{"b"}},
+		{"ba", nil}, // two letters: only case, "_" and "-" are forgiven
+		{"a_b", []string{"ab"}},
+		{"lines", nil},
+		{"", nil},
+		{"__", nil},
+	} {
+		got := suggest.Near(tc.name, declared)
+		if !slices.Equal(got, tc.want) && (len(got) != 0 || len(tc.want) != 0) {
+			t.Errorf("Near(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// The nearest win; ties are all offered, three at most.
+	if got := suggest.Near("tale", []string{"tail", "tale_x", "male", "kale", "pale", "sale"}); !slices.Equal(got, []string{"kale", "male", "pale"}) {
+		t.Errorf("Near(tale) = %q", got)
+	}
 }
