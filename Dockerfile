@@ -15,7 +15,7 @@
 # "Authorization: Bearer $MCP_GATEWAY_TOKEN" (16 characters or more); give
 # other authentication flags instead of the default ones as the command:
 #   docker run ... mcphost --jwt-issuer https://login.example.com --resource-url https://mcp.example.com/mcp
-# README: "Container image".
+# docs/install.md: "Container image".
 
 ARG GO_VERSION=1.26
 ARG ALPINE_VERSION=3.22
@@ -44,7 +44,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 
 # Alpine rather than a distroless base: stdio servers need their runtimes
 # (node/npx, python/uvx, ...), and an image derived from this one can add
-# them with apk (README: "Container image").
+# them with apk (docs/install.md: "Container image").
 FROM alpine:${ALPINE_VERSION}
 RUN apk add --no-cache ca-certificates tzdata \
     && addgroup -S -g 10001 mcphost \

@@ -69,7 +69,7 @@ stream, logs go to standard error. With --http ADDR it serves Streamable HTTP
 at /mcp (stateful sessions with resumable streams; --stateless for none) and
 the legacy HTTP+SSE transport at /sse. The default ADDR is loopback. Behind a
 load balancer, --replica-id NAME begins session IDs with "NAME." so that the
-balancer can route each session to its replica (README: "Several replicas").
+balancer can route each session to its replica (docs/gateway.md: "Several replicas").
 
 Incoming authentication (HTTP): --auth-token-env NAME accepts the bearer token
 held in the environment variable NAME, --auth-token-keychain NAME the one kept

@@ -188,7 +188,7 @@ func readGeminiServer(r *entryReader) {
 		}
 	}
 	if v, ok := r.text("authProviderType"); ok && v != "dynamic_discovery" {
-		r.im.drop("authProviderType", "Google credentials are not an auth type of mcphost: use an auth block (see the README's \"Authorization\" section)")
+		r.im.drop("authProviderType", "Google credentials are not an auth type of mcphost: use an auth block (see docs/authorization.md)")
 	}
 	for _, k := range []string{"targetAudience", "targetServiceAccount"} {
 		r.drop(k, "Google credentials are not an auth type of mcphost")

@@ -119,7 +119,7 @@ func (d *decoder) decodeAuth(s *Server) {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			d.fail(n, "must be a map (see the README's \"Authorization\" section)")
+			d.fail(n, "must be a map (see docs/authorization.md)")
 			return
 		}
 		if block != nil {

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// The configuration examples in the user guide (README.md at the module
-// root) marked <!-- test: FILE --> must load without any error, so the
+// The configuration examples of the configuration guide
+// (docs/configuration.md) marked <!-- test: FILE --> must load without any error, so the
 // documentation cannot drift from the loader.
 func TestReferenceExamples(t *testing.T) {
-	doc, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -494,7 +494,7 @@ func BenchmarkMap(b *testing.B) {
 	}
 }
 
-// TestReadmeExample keeps the hashes quoted in README.md honest.
+// TestReadmeExample keeps the hashes quoted in docs/tool-names.md honest.
 func TestReadmeExample(t *testing.T) {
 	got, err := Mapper{}.Map([]Key{{"s", "a.b"}, {"s", "a_b"}})
 	if err != nil {
