@@ -2,7 +2,8 @@
 # Runs every test of mcphost on a fresh machine: installs what the tests need
 # (the npm MCP servers and conformance suite into testdata/npm, Node and npm
 # from Debian when missing), checks formatting and vet, runs the Go tests with
-# the race detector (unit, end-to-end against real servers, fuzz seeds,
+# the race detector (unit, end-to-end against real servers, the shell
+# examples of README.md and docs/ (package docs), fuzz seeds,
 # examples), a short fuzzing pass, and the official conformance scenarios.
 #
 #   scripts/test.sh            # everything
@@ -27,6 +28,7 @@ step "installing Debian packages the tests need (when missing)"
 need=()
 command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)          # hostile plugin fixtures (.wat)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) # gateway replicas behind a proxy
+command -v openssl >/dev/null 2>&1 || need+=(openssl)      # the docs' examples make a token with it
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
     echo "test: missing ${need[*]}: install them with apt-get" >&2
