@@ -37,7 +37,7 @@ type layer struct {
 var layers = map[string]layer{
 	"program": {
 		anyLayer: true,
-		rule:     "nothing imports a program (cmd/..., internal/cmd/..., scripts/..., examples/agent): programs are the top and may import any layer",
+		rule:     "nothing imports a program (cmd/..., internal/cmd/..., scripts/..., examples/agent, docs): programs are the top and may import any layer",
 	},
 	"front": {
 		may:  []string{"host", "config", "stages", "authn", "transports", "plugins", "leaf", "glob", "abi"},
@@ -104,6 +104,7 @@ var placement = []struct{ pattern, layer string }{
 	{"internal/cmd/...", "program"},
 	{"scripts/...", "program"},
 	{"examples/agent/...", "program"},
+	{"docs", "program"},
 	{"examples/plugins/...", "guest"},
 	{"host/gateway/...", "front"},
 	{"host/providers/...", "front"},
