@@ -8,14 +8,15 @@ import (
 )
 
 // The configuration examples of the configuration guide
-// (docs/configuration.md) marked <!-- test: FILE --> must load without any error, so the
-// documentation cannot drift from the loader.
+// (docs/configuration.md) must load without any error, so the documentation
+// cannot drift from the loader: the blocks marked <!-- test: FILE -->, and
+// the configuration files the guide writes with <!-- doc: file PATH -->.
 func TestReferenceExamples(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile("(?s)<!-- test: (\\S+) -->\n```[a-z]*\n(.*?)```")
+	re := regexp.MustCompile("(?s)<!-- (?:test: |doc: file (?:\\S*/)?)(config\\.\\w+|\\.mcphost\\.\\w+|\\.mcp\\.json) -->\n```[a-z]*\n(.*?)```")
 	blocks := re.FindAllStringSubmatch(string(doc), -1)
 	if len(blocks) < 5 {
 		t.Fatalf("found %d examples", len(blocks))
