@@ -29,6 +29,7 @@ need=()
 command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)          # hostile plugin fixtures (.wat)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light) # gateway replicas behind a proxy
 command -v openssl >/dev/null 2>&1 || need+=(openssl)      # the docs' examples make a token with it
+command -v jq >/dev/null 2>&1 || need+=(jq)                # the docs' examples filter JSON with it
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
     echo "test: missing ${need[*]}: install them with apt-get" >&2
