@@ -56,12 +56,12 @@ error when it is a terminal.
 Exit status: 0 success, 1 the tool reported an error, the call failed or
 the name is unknown while a server did not start, 2 usage or configuration
 error (bad arguments, unknown tool).`,
-		Example: `  mcphost call mcp__everything__add a=1 b=2
+		Example: `  mcphost call mcp__everything__get-sum a=1 b=2
   mcphost call everything:echo message="hello world"
   mcphost call github:search_issues q=mcp --timeout 2m --json
   mcphost call mcp__everything__echo --args '{"message":"hi"}'
   echo '{"message":"hi"}' | mcphost call everything:echo --args -
-  mcphost call add a=1 b=2 -- npx -y @modelcontextprotocol/server-everything
+  mcphost call get-sum a=1 b=2 -- npx -y @modelcontextprotocol/server-everything
   mcphost call --url http://127.0.0.1:3001/mcp -H "Authorization: Bearer $TOKEN" echo message=hi`,
 		Args: callArgs,
 		RunE: func(cmd *cobra.Command, posArgs []string) error {

@@ -230,7 +230,7 @@ names fit its limits; every lossy conversion is a warning on standard error.
   mcphost tools --server github --json
   mcphost tools -- npx -y @modelcontextprotocol/server-everything
   mcphost tools --url http://127.0.0.1:3001/sse -t sse
-  mcphost tools show mcp__everything__add
+  mcphost tools show mcp__everything__get-sum
   mcphost tools --format openai > tools.json
   mcphost tools --format gemini -- npx -y @modelcontextprotocol/server-everything`,
 		Args: noArgsBeforeDash,

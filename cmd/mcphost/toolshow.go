@@ -28,7 +28,7 @@ server and the name it gives the tool, the description, the annotations
 arguments, and the input and output schemas in full. With --json, the tool
 as "mcphost tools --json" lists it.
 ` + adhocHelp,
-		Example: `  mcphost tools show mcp__everything__add
+		Example: `  mcphost tools show mcp__everything__get-sum
   mcphost tools show github:search_issues --json
   mcphost tools show echo -- npx -y @modelcontextprotocol/server-everything`,
 		Args: func(cmd *cobra.Command, args []string) error {
