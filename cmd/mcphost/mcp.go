@@ -287,8 +287,7 @@ server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
 			defer a.closeHost(h)
 			st := h.Status()[0]
 			if st.State != host.StateReady {
-				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), serverError(st))
-				printStderrTail(a.stdout, st, 0)
+				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), serverFailure(st))
 				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect (%s): %s", sc.ID, st.State, serverError(st))}
 			}
 			fmt.Fprintf(a.stdout, "connect + initialize + lists: %s\n", st.ConnectDuration.Round(time.Millisecond))

@@ -50,10 +50,6 @@ const (
 // is rarely reached.
 const DefaultTimeout = 2 * time.Minute
 
-// maxStderrLines is how many of a failed server's last stderr lines a
-// check carries.
-const maxStderrLines = 20
-
 // Check is one line of the report. Its JSON form is stable.
 type Check struct {
 	Kind string `json:"kind"`
@@ -65,8 +61,9 @@ type Check struct {
 	// Fix says what to do about a warn or fail: a command to run or a
 	// field to change.
 	Fix string `json:"fix,omitempty"`
-	// Details are more lines: the last lines a stdio server wrote to
-	// stderr, the warnings about a server's tools.
+	// Details are more lines: the lines a failed stdio server wrote to
+	// stderr that say why, the warnings about a server's tools, the
+	// problems of an entry that has several.
 	Details []string `json:"details,omitempty"`
 	// LatencyMS is how long a server took to connect, initialize and list,
 	// or a plugin to load.

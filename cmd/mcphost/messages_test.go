@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Messages that point the right way: what failed, where, and what to do.
+
+// npmScript writes a server command that fails as "npx -y" of a package the
+// registry does not have does: the line that says why comes before npm's
+// footer, which is the last line. One line holds an escape sequence, which
+// every command must show escaped.
+func npmScript(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the server is a shell script")
+	}
+	script := writeFile(t, filepath.Join(t.TempDir(), "npx-404.sh"), `#!/bin/sh
+cat >&2 <<'EOF'
+npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fdoes-not-exist-xyz
+npm error 404
+npm error 404  The requested resource '@modelcontextprotocol/does-not-exist-xyz@*' could not be found or you do not have permission to access it.
+npm error 404
+npm error 404 Note that you can also install from a
+npm error 404 tarball, folder, http url, or git url.
+EOF
+printf 'npm error \033[31mred\n' >&2
+echo 'npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug-0.log' >&2
+exit 1
+`)
+	if err := os.Chmod(script, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
+// Every command that meets a failed server shows the same telling lines
+// of its stderr (the 404), not npm's last line (where its log is).
+func TestFailedServerStderrSaysWhyInEveryCommand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	script := npmScript(t)
+	writeFile(t, filepath.Join(e.global, "config.yaml"), "servers:\n  npm: {command: "+quoteYAML(script)+"}\n")
+	runs := []result{
+		e.must(exitFailure, "servers"),
+		e.must(exitFailure, "tools"),
+		e.must(exitFailure, "tools", "--server", "npm"),
+		e.must(exitFailure, "call", "npm:x"),
+		e.must(exitFailure, "doctor"),
+		e.must(exitFailure, "mcp", "test", "npm"),
+		e.must(exitFailure, "tools", "--", script),
+	}
+	for _, r := range runs {
+		out := r.stdout + r.stderr
+		wantContains(t, r.String(), out,
+			`stderr: "npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fdoes-not-exist-xyz"`,
+			"| npm error code E404",
+			"| npm error 404  The requested resource '@modelcontextprotocol/does-not-exist-xyz@*' could not be found",
+			`| npm error \x1b[31mred`)
+		wantNotContains(t, r.String(), out, "A complete log of this run", "\x1b[31m", "tarball, folder")
+	}
+}
+
+// An entry's several problems are lines of their own, not one line with
+// a literal \n, in servers and in doctor.
+func TestEntryProblemsAreLines(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	file := writeFile(t, filepath.Join(e.global, "config.yaml"), "servers:\n  two: {command: \"\", startup_timeout: banana}\n")
+	first := "config: " + file + `: server "two": startup_timeout: "banana" is not a duration (use e.g. "30s")`
+	second := "config: " + file + `: server "two": command: is empty`
+	r := e.must(exitFailure, "servers")
+	wantContains(t, "servers", r.stdout, "\ntwo: "+first+"\n  "+second+"\n")
+	r = e.must(exitFailure, "tools")
+	wantContains(t, "tools", r.stderr, "warning: server two is not available (error): "+first+"\n  "+second+"\n")
+	r = e.must(exitFailure, "doctor")
+	wantContains(t, "doctor", r.stdout, "fail  server   two: invalid entry: 2 problems\n",
+		"               | "+first+"\n", "               | "+second+"\n")
+	for _, out := range []string{r.stdout, e.must(exitFailure, "servers").stdout} {
+		wantNotContains(t, "output", out, `\n`)
+	}
+}
+
+// doctor says to set a missing variable or secret, not to fix an entry
+// that is right.
+func TestDoctorMissingVariableSaysSetIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.environ = []string{"MCPHOST_SECRET_STORE=file"}
+	file := writeFile(t, filepath.Join(e.global, "config.yaml"), `servers:
+  envy: {command: x, env: {A: "${MY_TOKEN}"}}
+  secretive: {command: x, env: {B: "${secret:api-key}"}}
+  both: {command: x, env: {A: "${MY_TOKEN}"}, startup_timeout: banana}
+`)
+	r := e.must(exitFailure, "doctor")
+	wantContains(t, "doctor", r.stdout,
+		`envy: invalid entry: `, `variable "MY_TOKEN" is not set`,
+		"fix: set the variable MY_TOKEN in the environment mcphost runs in (export MY_TOKEN=...), or give it a default in the entry: ${MY_TOKEN:-default}\n",
+		"fix: store the secret: mcphost secret set api-key (the value on stdin)\n",
+		// A wrong entry besides the variable: both fixes.
+		"or give it a default in the entry: ${MY_TOKEN:-default}; fix the entry in "+file+"; the other servers are not affected\n")
+	if n := strings.Count(r.stdout, "fix: fix the entry"); n != 0 {
+		t.Errorf("doctor tells to fix an entry that is right %d times:\n%s", n, r.stdout)
+	}
+}
