@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,4 +109,44 @@ func TestDoctorMissingVariableSaysSetIt(t *testing.T) {
 	if n := strings.Count(r.stdout, "fix: fix the entry"); n != 0 {
 		t.Errorf("doctor tells to fix an entry that is right %d times:\n%s", n, r.stdout)
 	}
+}
+
+// An ad-hoc server that answers 401 is given credentials with -H: "mcphost
+// login" knows only configured servers, and would say there is no server
+// "adhoc".
+func TestAdhocUnauthorizedSaysHeader(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(ts.Close)
+	r := e.must(exitFailure, "tools", "--url", ts.URL+"/mcp")
+	wantContains(t, "tools", r.stderr, `server "adhoc" needs credentials: give it a token with -H 'Authorization: Bearer …'`,
+		`"mcphost login" is for configured servers: add it with "mcphost mcp add NAME URL", then run "mcphost login NAME"`)
+	wantNotContains(t, "tools", r.stderr, "mcphost login adhoc")
+	r = e.must(exitFailure, "call", "--url", ts.URL+"/mcp", "-H", "Authorization: Bearer wrong-token-2", "whoami")
+	wantContains(t, "call", r.stderr, "it refused the Authorization header given with -H: check the token")
+	wantNotContains(t, "call", r.stderr, "mcphost login adhoc", "wrong-token-2")
+
+	// A configured server is still told to log in.
+	cfg := e.configFile(map[string]any{"remote": map[string]any{"url": ts.URL + "/mcp"}})
+	r = e.must(exitFailure, "--config", cfg, "tools")
+	wantContains(t, "configured", r.stderr, `run "mcphost login remote"`)
+}
+
+// An SSE server's url without -t sse fails with a bare 400 from the
+// server: the error says it looks like SSE, and how to say so.
+func TestSSEURLWithoutTransportSaysSSE(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, sse := headerServer(t)
+	r := e.must(exitFailure, "tools", "--url", sse, "-H", "Authorization: Bearer tok-adhoc-7f3e")
+	wantContains(t, "tools", r.stderr, "the url ends in /sse, as an SSE server's does: if it is one, add -t sse")
+	e.must(exitOK, "tools", "--url", sse, "-t", "sse", "-H", "Authorization: Bearer tok-adhoc-7f3e")
+
+	cfg := e.configFile(map[string]any{"events": map[string]any{"url": sse + "/", "headers": map[string]any{"Authorization": "Bearer tok-adhoc-7f3e"}}})
+	r = e.must(exitFailure, "--config", cfg, "servers")
+	wantContains(t, "servers", r.stdout, "the url ends in /sse, as an SSE server's does: if it is one, set transport: sse in its entry ("+cfg+")")
 }

@@ -122,6 +122,10 @@ type Server struct {
 
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string
+	// AdHoc is set for a server typed on the command line (--url, or a
+	// command after --): it is written nowhere, so "mcphost login" and an
+	// entry's fields cannot reach it, and messages name its flags instead.
+	AdHoc bool
 	// Scope is the scope of Source: ScopeLocal, ScopeProject (.mcphost.*
 	// and .mcp.json) or ScopeUser; "" for --config, env, flags and library.
 	Scope Scope
