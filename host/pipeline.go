@@ -311,13 +311,21 @@ func sameArguments(a, b map[string]any) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
+// ErrCannotAsk is wrapped by the error of a Confirmer that has nobody to
+// ask (a gateway client without elicitation): the call is refused as
+// unconfirmed, not as declined, and the error says what to change.
+var ErrCannotAsk = errors.New("no one can be asked")
+
 // confirm asks the Confirmer; without one, or when it fails, the answer is no.
 func (h *Host) confirm(ctx context.Context, req ConfirmRequest) (bool, string) {
 	if h.opts.confirmer == nil {
 		return false, "confirmation required, but no one can be asked (no confirmer)"
 	}
 	ok, err := h.opts.confirmer(ctx, req)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrCannotAsk):
+		return false, "confirmation required, but " + err.Error()
+	case err != nil:
 		return false, "confirmation failed: " + err.Error()
 	}
 	if !ok {
