@@ -70,7 +70,7 @@ func (a *app) trustHint(scope config.Scope, id string) {
 		untrusted = untrusted || (s.ID == id && s.Untrusted)
 	}
 	if untrusted {
-		fmt.Fprintf(a.stdout, "note: %s\n", config.UntrustedHint(cfg.ProjectDir))
+		fmt.Fprintf(a.stdout, "note: %s\n", cfg.UntrustedHint())
 	}
 }
 

@@ -150,3 +150,28 @@ func TestSSEURLWithoutTransportSaysSSE(t *testing.T) {
 	r = e.must(exitFailure, "--config", cfg, "servers")
 	wantContains(t, "servers", r.stdout, "the url ends in /sse, as an SSE server's does: if it is one, set transport: sse in its entry ("+cfg+")")
 }
+
+// A project trusted, then edited, says that its files changed since they
+// were trusted (not "not trusted yet") and how to trust them again.
+func TestTrustedProjectEditedSaysChanged(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project := filepath.Join(e.work, ".mcphost.yaml")
+	writeFile(t, project, "servers:\n  p: {command: mcphost-test-no-such-command}\n")
+	r := e.run("servers")
+	wantContains(t, "servers before trust", r.stdout, "are not trusted yet")
+	e.must(exitOK, "trust")
+	writeFile(t, project, "servers:\n  p: {command: mcphost-test-no-such-command, args: [x]}\n")
+	hint := "the project files in " + e.work + " changed since you trusted them, so their servers are not started: review the changes, then run \"mcphost trust " + e.work + "\" to trust them again"
+	r = e.must(exitOK, "servers")
+	wantContains(t, "servers", r.stdout, "p: "+hint)
+	wantNotContains(t, "servers", r.stdout, "not trusted yet")
+	r = e.must(exitOK, "mcp", "list")
+	wantContains(t, "mcp list", r.stdout, "changed since trusted (mcphost trust)")
+	r = e.must(exitOK, "doctor")
+	wantContains(t, "doctor", r.stdout, ".mcphost.yaml: changed since you trusted them; not started until you trust them again: 1 server (p)",
+		"fix: review the changes, then run: mcphost trust "+e.work)
+	e.must(exitOK, "trust")
+	r = e.run("servers")
+	wantNotContains(t, "servers after trusting again", r.stdout, "changed since", "not trusted")
+}
