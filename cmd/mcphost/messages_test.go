@@ -175,3 +175,32 @@ func TestTrustedProjectEditedSaysChanged(t *testing.T) {
 	r = e.run("servers")
 	wantNotContains(t, "servers after trusting again", r.stdout, "changed since", "not trusted")
 }
+
+// mcp add of an id that another scope defines says which entry wins.
+func TestMcpAddSaysWhichScopeWins(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	user := filepath.Join(e.global, "config.yaml")
+	r := e.must(exitOK, "mcp", "add", "dup", "--scope", "user", "--", "echo")
+	wantNotContains(t, "first add", r.stdout, "also defined")
+	r = e.must(exitOK, "mcp", "add", "dup", "--", "echo")
+	wantContains(t, "local over user", r.stdout, `note: server "dup" is also defined in the user scope (`+user+`); this local entry shadows it: it wins`)
+	r = e.must(exitOK, "mcp", "add", "dup", "--scope", "user", "--replace", "--", "echo")
+	wantContains(t, "user under local", r.stdout, `note: server "dup" is also defined in the local scope (`, `), which shadows this user entry: it wins in this directory; remove it with "mcphost mcp remove dup -s local" for this one to apply`)
+	r = e.must(exitOK, "mcp", "add", "dup", "--scope", "project", "--", "echo")
+	wantContains(t, "project between", r.stdout,
+		`note: server "dup" is also defined in the local scope (`, `which shadows this project entry`,
+		`note: server "dup" is also defined in the user scope (`+user+`), which wins: this project entry may only switch it on or off`)
+}
+
+// mcp add of a command that is not installed warns (it may be later) and
+// writes the entry.
+func TestMcpAddWarnsMissingCommand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.must(exitOK, "mcp", "add", "later", "--", "mcphost-test-no-such-command", "--flag")
+	wantContains(t, "mcp add", r.stdout, `added server "later"`)
+	wantContains(t, "mcp add", r.stderr, "warning: mcphost-test-no-such-command: not found on PATH; server later will not start until it is there: install mcphost-test-no-such-command")
+	r = e.must(exitOK, "mcp", "add", "here", "--", "go", "version")
+	wantNotContains(t, "mcp add of an installed command", r.stderr, "warning")
+}
