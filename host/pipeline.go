@@ -156,6 +156,18 @@ func (is *installedStage) onError(h abi.Hook) string {
 	return OnErrorDeny
 }
 
+// notLoaded is implemented by the error of a stage that never loaded
+// (plugins.Error of kind load): that was reported once, when it failed to
+// load, so its calls' decisions are logged at debug rather than repeated as
+// warnings on every call (whose own error says it too). The host does not
+// import plugins: the method is the contract.
+type notLoaded interface{ NotLoaded() bool }
+
+func isNotLoaded(err error) bool {
+	var nl notLoaded
+	return errors.As(err, &nl) && nl.NotLoaded()
+}
+
 // audit records one stage decision: a structured log line and the
 // library's audit callback.
 func (h *Host) audit(e AuditEvent) { h.auditCtx(context.Background(), e) }
@@ -182,10 +194,13 @@ func (h *Host) auditCtx(ctx context.Context, e AuditEvent) {
 	if e.Shadow {
 		args = append(args, "shadow", true)
 	}
-	if e.Err != "" {
+	if e.Err != "" && !e.notLoaded {
 		args = append(args, "error", e.Err)
 		h.log.Warn("stage decision", args...)
 	} else {
+		if e.Err != "" {
+			args = append(args, "error", e.Err)
+		}
 		h.log.Debug("stage decision", args...)
 	}
 }
@@ -251,7 +266,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 			err = validDecision(dec)
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookPolicy) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.auditCtx(ctx, ev)
@@ -387,7 +402,7 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 		outRaw, err := transformOnce(ctx, is, tool, args, raw)
 		ev := AuditEvent{Stage: is.name, Hook: abi.HookTransformResult, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookTransformResult) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.auditCtx(ctx, ev)
@@ -463,7 +478,7 @@ func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
 			err = errors.New("no answer")
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookFilterTools) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.audit(ev)
@@ -533,7 +548,7 @@ func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[na
 			renamed, err = checkNames(mine, resp, h.mapper.MaxLen(), names)
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if !is.shadow() && is.onError(abi.HookMapNames) == OnErrorDeny {
 				ev.Outcome = fmt.Sprintf("hid %d", len(mine))
 				ev.Reason = "the name stage failed (on_error: deny): the tools it names are hidden"

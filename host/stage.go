@@ -84,6 +84,8 @@ type AuditEvent struct {
 	Shadow   bool          `json:"shadow,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Err      string        `json:"error,omitempty"`
+
+	notLoaded bool // Err is a stage's that never loaded (see isNotLoaded)
 }
 
 // ConfirmRequest asks a person (or the embedding agent) to approve a call

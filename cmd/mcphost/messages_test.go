@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcphost/mcphost/internal/hosttest"
 )
 
 // Messages that point the right way: what failed, where, and what to do.
@@ -203,4 +205,28 @@ func TestMcpAddWarnsMissingCommand(t *testing.T) {
 	wantContains(t, "mcp add", r.stderr, "warning: mcphost-test-no-such-command: not found on PATH; server later will not start until it is there: install mcphost-test-no-such-command")
 	r = e.must(exitOK, "mcp", "add", "here", "--", "go", "version")
 	wantNotContains(t, "mcp add of an installed command", r.stderr, "warning")
+}
+
+// A plugin that does not load is reported once at the default log level:
+// one warning, then each call's own error, not a log line per load and
+// per call besides.
+func TestPluginLoadFailureSaidOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.wasm"), "not wasm")
+	writeFile(t, filepath.Join(e.global, "config.yaml"), `servers:
+  ts: {command: `+quoteYAML(hosttest.BuildTestServer(t))+`}
+plugins:
+  - {name: broken, path: `+quoteYAML(bad)+`, hooks: [policy]}
+`)
+	const reason = "not a WebAssembly module"
+	r := e.must(exitOK, "tools")
+	if n := strings.Count(r.stderr, reason); n != 1 {
+		t.Errorf("tools says the reason %d times; want once:\n%s", n, r)
+	}
+	wantContains(t, "tools", r.stderr, "warning: plugin broken did not load")
+	r = e.run("call", "ts:echo", "text=x")
+	if n := strings.Count(r.stderr, reason); r.code == exitOK || n != 2 {
+		t.Errorf("call says the reason %d times; want the warning and the call's error:\n%s", n, r)
+	}
 }
