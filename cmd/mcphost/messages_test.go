@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcphost/mcphost/internal/hosttest"
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // Messages that point the right way: what failed, where, and what to do.
@@ -229,4 +231,35 @@ plugins:
 	if n := strings.Count(r.stderr, reason); r.code == exitOK || n != 2 {
 		t.Errorf("call says the reason %d times; want the warning and the call's error:\n%s", n, r)
 	}
+}
+
+// doctor counts a server's tools as "mcphost tools" lists them: the same
+// client (a server may offer tools by the client's capabilities, as
+// server-everything offers trigger-elicitation-request), all of them, and
+// says how many the policy denies.
+func TestDoctorCountsToolsAsToolsDoes(t *testing.T) {
+	t.Parallel()
+	npm := testenv.NPMBin(t)
+	e := newEnv(t)
+	e.environ = []string{"PATH=" + npm + string(os.PathListSeparator) + os.Getenv("PATH")}
+	writeFile(t, filepath.Join(e.global, "config.yaml"), `servers:
+  ev: {command: `+quoteYAML(filepath.Join(npm, "mcp-server-everything"))+`, startup_timeout: 1h}
+policy:
+  deny: ["ev:echo"]
+`)
+	tools := decodeJSON[[]struct {
+		Name   string `json:"name"`
+		Denied string `json:"denied"`
+	}](t, e.must(exitOK, "tools", "--json"))
+	denied := 0
+	for _, tool := range tools {
+		if tool.Denied != "" {
+			denied++
+		}
+	}
+	if denied != 1 {
+		t.Fatalf("tools --json: %d denied; want echo: %+v", denied, tools)
+	}
+	r := e.must(exitOK, "doctor")
+	wantContains(t, "doctor", r.stdout, "ok    server   ev: connected in ", fmt.Sprintf(", %d tools (1 denied by the policy), ", len(tools)))
 }

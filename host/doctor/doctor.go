@@ -157,8 +157,8 @@ func Run(ctx context.Context, opts Options) *Report {
 	if opts.TokenStore != nil {
 		store, storeErr = opts.TokenStore()
 	}
-	statuses, startErr := startServers(ctx, cfg, pl, store, opts)
-	r.checkServers(cfg, statuses, startErr, opts.Timeout)
+	statuses, denied, startErr := startServers(ctx, cfg, pl, store, opts)
+	r.checkServers(cfg, statuses, denied, startErr, opts.Timeout)
 	r.checkAuth(cfg, statuses, store, storeErr, time.Now())
 	return r.finish()
 }
@@ -197,8 +197,9 @@ func closeWithin(close func(context.Context) error) {
 
 // startServers connects to every server that may start, at once, each
 // with one attempt within its startup_timeout, and returns their status by
-// id. startErr is set when ctx ended first.
-func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (map[string]host.ServerStatus, error) {
+// id, and how many of each one's tools the policy always denies. startErr
+// is set when ctx ended first.
+func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (statuses map[string]host.ServerStatus, denied map[string]int, startErr error) {
 	hopts := []host.Option{
 		// A check reports a server that does not start; it does not
 		// restart it.
@@ -212,20 +213,26 @@ func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, stor
 	hopts = append(hopts, opts.HostOptions...)
 	h, err := host.New(cfg, hopts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeWithin(h.Close)
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	startErr := h.Start(ctx)
-	out := map[string]host.ServerStatus{}
+	startErr = h.Start(ctx)
+	statuses, denied = map[string]host.ServerStatus{}, map[string]int{}
 	for _, st := range h.Status() {
-		out[st.ID] = st
+		statuses[st.ID] = st
+	}
+	// Counted as "mcphost tools" lists them: all, the denied ones marked.
+	for _, t := range h.AllTools() {
+		if t.Denied != "" {
+			denied[t.Server]++
+		}
 	}
 	if startErr != nil && ctx.Err() != nil {
 		startErr = errDeadline
 	}
-	return out, startErr
+	return statuses, denied, startErr
 }
 
 // errDeadline: Run's Timeout ended while servers were still connecting.

@@ -16,7 +16,7 @@ import (
 // checkServers reports each server: how it connected (latency, tools,
 // server name, protocol) or why not, with the last lines a stdio server
 // wrote to stderr.
-func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.ServerStatus, startErr error, limit time.Duration) {
+func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.ServerStatus, denied map[string]int, startErr error, limit time.Duration) {
 	if statuses == nil && startErr != nil {
 		r.add(Check{Kind: KindServer, Subject: "servers", Status: Fail, Message: "not started: " + startErr.Error(),
 			Fix: "fix the configuration the message names"})
@@ -25,7 +25,7 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	seen := map[string]bool{}
 	for _, s := range cfg.Servers {
 		seen[s.ID] = true
-		r.add(serverCheck(s, statuses[s.ID], startErr, limit))
+		r.add(serverCheck(s, statuses[s.ID], denied[s.ID], startErr, limit))
 	}
 	// Servers the host was handed in code (host.WithInProcessServer).
 	var extra []string
@@ -37,7 +37,7 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	sort.Strings(extra)
 	for _, id := range extra {
 		st := statuses[id]
-		r.add(serverCheck(&config.Server{ID: id, Transport: st.Transport, Enabled: st.Enabled, Source: st.Source}, st, startErr, limit))
+		r.add(serverCheck(&config.Server{ID: id, Transport: st.Transport, Enabled: st.Enabled, Source: st.Source}, st, denied[id], startErr, limit))
 	}
 	if len(cfg.Servers)+len(extra) == 0 {
 		r.add(Check{Kind: KindServer, Subject: "servers", Status: Warn, Message: "no server is configured",
@@ -45,7 +45,9 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	}
 }
 
-func serverCheck(s *config.Server, st host.ServerStatus, startErr error, limit time.Duration) Check {
+// serverCheck reports one server; denied is how many of its tools the
+// policy always denies.
+func serverCheck(s *config.Server, st host.ServerStatus, denied int, startErr error, limit time.Duration) Check {
 	c := Check{Kind: KindServer, Subject: s.ID}
 	switch {
 	case s.Err != nil:
@@ -66,7 +68,11 @@ func serverCheck(s *config.Server, st host.ServerStatus, startErr error, limit t
 	case host.StateReady:
 		c.LatencyMS = st.ConnectDuration.Milliseconds()
 		c.Status = OK
-		parts := []string{fmt.Sprintf("connected in %s", st.ConnectDuration.Round(time.Millisecond)), plural(st.Tools, "tool")}
+		tools := plural(st.Tools, "tool")
+		if denied > 0 {
+			tools += fmt.Sprintf(" (%d denied by the policy)", denied)
+		}
+		parts := []string{fmt.Sprintf("connected in %s", st.ConnectDuration.Round(time.Millisecond)), tools}
 		if name := strings.TrimSpace(st.ServerName + " " + st.ServerVersion); name != "" {
 			parts = append(parts, name)
 		}
