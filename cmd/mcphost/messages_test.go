@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/zalando/go-keyring"
 
 	"github.com/mcphost/mcphost/internal/hosttest"
 	"github.com/mcphost/mcphost/internal/testenv"
@@ -262,4 +265,27 @@ policy:
 	}
 	r := e.must(exitOK, "doctor")
 	wantContains(t, "doctor", r.stdout, "ok    server   ev: connected in ", fmt.Sprintf(", %d tools (1 denied by the policy), ", len(tools)))
+}
+
+// mcp import --dry-run exits as the import would: 1 when a server could
+// not be written (an id already configured, without --force), 0 with
+// --force or when every one could.
+func TestMCPImportDryRunExitStatus(t *testing.T) {
+	keyring.MockInit()
+	e := newEnv(t)
+	home := e.withHome()
+	copyClientFile(t, "windsurf/mcp_config.json", filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"))
+	e.must(exitOK, "mcp", "import", "--from", "windsurf", "--dry-run")
+	e.must(exitOK, "mcp", "add", "git", "--url", "https://mine.example/mcp", "--scope", "user")
+	r := e.must(exitFailure, "mcp", "import", "--from", "windsurf", "--dry-run")
+	wantContains(t, "dry run", r.stdout, "conflict:", "dry run: nothing written")
+	wantContains(t, "dry run", r.stderr, "mcphost: would not be imported, already configured: git (pass --force to replace them)")
+	r = e.must(exitFailure, "mcp", "import", "--from", "windsurf", "--dry-run", "--json")
+	if !json.Valid([]byte(r.stdout)) {
+		t.Errorf("--json: stdout is not JSON:\n%s", r)
+	}
+	e.must(exitOK, "mcp", "import", "--from", "windsurf", "--dry-run", "--force")
+	if got := e.getServer("git")["url"]; got != "https://mine.example/mcp" {
+		t.Errorf("a dry run changed the entry: url %v", got)
+	}
 }
