@@ -156,18 +156,6 @@ func (is *installedStage) onError(h abi.Hook) string {
 	return OnErrorDeny
 }
 
-// notLoaded is implemented by the error of a stage that never loaded
-// (plugins.Error of kind load): that was reported once, when it failed to
-// load, so its calls' decisions are logged at debug rather than repeated as
-// warnings on every call (whose own error says it too). The host does not
-// import plugins: the method is the contract.
-type notLoaded interface{ NotLoaded() bool }
-
-func isNotLoaded(err error) bool {
-	var nl notLoaded
-	return errors.As(err, &nl) && nl.NotLoaded()
-}
-
 // audit records one stage decision: a structured log line and the
 // library's audit callback.
 func (h *Host) audit(e AuditEvent) { h.auditCtx(context.Background(), e) }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/mcphost/mcphost/host/config"
@@ -86,6 +87,18 @@ type AuditEvent struct {
 	Err      string        `json:"error,omitempty"`
 
 	notLoaded bool // Err is a stage's that never loaded (see isNotLoaded)
+}
+
+// notLoaded is implemented by the error of a stage that never loaded
+// (plugins.Error of kind load): that was reported once, when it failed to
+// load, so its calls' decisions are logged at debug rather than repeated as
+// warnings on every call (whose own error says it too). The host does not
+// import plugins: the method is the contract.
+type notLoaded interface{ NotLoaded() bool }
+
+func isNotLoaded(err error) bool {
+	var nl notLoaded
+	return errors.As(err, &nl) && nl.NotLoaded()
 }
 
 // ConfirmRequest asks a person (or the embedding agent) to approve a call
