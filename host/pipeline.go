@@ -314,11 +314,6 @@ func sameArguments(a, b map[string]any) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
-// ErrCannotAsk is wrapped by the error of a Confirmer that has nobody to
-// ask (a gateway client without elicitation): the call is refused as
-// unconfirmed, not as declined, and the error says what to change.
-var ErrCannotAsk = errors.New("no one can be asked")
-
 // confirm asks the Confirmer; without one, or when it fails, the answer is no.
 func (h *Host) confirm(ctx context.Context, req ConfirmRequest) (bool, string) {
 	if h.opts.confirmer == nil {

@@ -115,3 +115,8 @@ type ConfirmRequest struct {
 // Confirmer approves or declines a confirm decision. Without one, confirm
 // means deny.
 type Confirmer func(ctx context.Context, req ConfirmRequest) (bool, error)
+
+// ErrCannotAsk is wrapped by the error of a Confirmer that has nobody to
+// ask (a gateway client without elicitation): the call is refused as
+// unconfirmed, not as declined, and the error says what to change.
+var ErrCannotAsk = errors.New("no one can be asked")
