@@ -35,7 +35,7 @@ or skip, each problem with its fix:
   plugin   each plugin loads and describes itself, its file matches its
            sha256 pin, and the hooks it serves
   server   each enabled server connects, initializes and lists its tools
-           (how long that took), or why not, with its last stderr lines
+           (how long that took), or why not, with the stderr lines that say why
   auth     each remote server's login: logged in, static credentials, or
            "mcphost login ID"
 

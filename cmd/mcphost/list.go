@@ -48,8 +48,9 @@ func (a *app) serversCommand() *cobra.Command {
 		Short: "Connect to every configured server and show its status",
 		Long: `Connect to every configured server and show its state: ready, error,
 needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
-or disabled. A server that fails shows its error and the last lines it wrote
-to stderr; it never stops the others. Use "mcphost mcp list" to see the
+or disabled. A server that fails shows its error and the lines of its stderr
+that say why (those naming an error, not npm's log footer); it never stops
+the others. Use "mcphost mcp list" to see the
 configuration without connecting.
 
 Below the servers come the plugins of the configuration: their hooks, state

@@ -249,8 +249,8 @@ func (a *app) mcpTestCommand() *cobra.Command {
 		Use:   "test ID",
 		Short: "Connect to one server, initialize, list its tools and show timings",
 		Long: `Connect to one configured server (even a disabled one), initialize, list its
-tools and show how long it took, or why it failed with the last lines the
-server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
+tools and show how long it took, or why it failed with the lines of the
+server's stderr that say why. Exit status 0 when it connected, 1 when it did not,
 2 when the entry is invalid or the project is not trusted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

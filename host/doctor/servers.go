@@ -14,8 +14,8 @@ import (
 )
 
 // checkServers reports each server: how it connected (latency, tools,
-// server name, protocol) or why not, with the last lines a stdio server
-// wrote to stderr.
+// server name, protocol) or why not, with the lines of a stdio server's
+// stderr that say why (stderrtail).
 func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.ServerStatus, denied map[string]int, startErr error, limit time.Duration) {
 	if statuses == nil && startErr != nil {
 		r.add(Check{Kind: KindServer, Subject: "servers", Status: Fail, Message: "not started: " + startErr.Error(),
