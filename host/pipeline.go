@@ -182,10 +182,13 @@ func (h *Host) auditCtx(ctx context.Context, e AuditEvent) {
 	if e.Shadow {
 		args = append(args, "shadow", true)
 	}
-	if e.Err != "" {
+	if e.Err != "" && !e.notLoaded {
 		args = append(args, "error", e.Err)
 		h.log.Warn("stage decision", args...)
 	} else {
+		if e.Err != "" {
+			args = append(args, "error", e.Err)
+		}
 		h.log.Debug("stage decision", args...)
 	}
 }
@@ -251,7 +254,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 			err = validDecision(dec)
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookPolicy) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.auditCtx(ctx, ev)
@@ -317,7 +320,10 @@ func (h *Host) confirm(ctx context.Context, req ConfirmRequest) (bool, string) {
 		return false, "confirmation required, but no one can be asked (no confirmer)"
 	}
 	ok, err := h.opts.confirmer(ctx, req)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrCannotAsk):
+		return false, "confirmation required, but " + err.Error()
+	case err != nil:
 		return false, "confirmation failed: " + err.Error()
 	}
 	if !ok {
@@ -379,7 +385,7 @@ func (h *Host) applyTransforms(ctx context.Context, tool Tool, args map[string]a
 		outRaw, err := transformOnce(ctx, is, tool, args, raw)
 		ev := AuditEvent{Stage: is.name, Hook: abi.HookTransformResult, Server: tool.Server, Tool: tool.Tool, Shadow: is.shadow(), Duration: time.Since(start)}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookTransformResult) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.auditCtx(ctx, ev)
@@ -455,7 +461,7 @@ func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
 			err = errors.New("no answer")
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if is.shadow() || is.onError(abi.HookFilterTools) == OnErrorAllow {
 				ev.Outcome = "error-ignored"
 				h.audit(ev)
@@ -525,7 +531,7 @@ func (h *Host) mapNames(keys []naming.Key, titles map[naming.Key]string) (map[na
 			renamed, err = checkNames(mine, resp, h.mapper.MaxLen(), names)
 		}
 		if err != nil {
-			ev.Err = err.Error()
+			ev.Err, ev.notLoaded = err.Error(), isNotLoaded(err)
 			if !is.shadow() && is.onError(abi.HookMapNames) == OnErrorDeny {
 				ev.Outcome = fmt.Sprintf("hid %d", len(mine))
 				ev.Reason = "the name stage failed (on_error: deny): the tools it names are hidden"

@@ -273,6 +273,11 @@ func (s *server) status() ServerStatus {
 	}
 	if s.err != nil {
 		st.Error = s.err.Error()
+		if joined, ok := s.err.(interface{ Unwrap() []error }); ok && s.err == s.cfg.Err {
+			for _, e := range joined.Unwrap() {
+				st.Errors = append(st.Errors, e.Error())
+			}
+		}
 	}
 	st.Warnings = slices.Clone(s.warnings)
 	if ir := s.initResult; ir != nil {

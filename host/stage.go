@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/mcphost/mcphost/host/config"
@@ -84,6 +85,20 @@ type AuditEvent struct {
 	Shadow   bool          `json:"shadow,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Err      string        `json:"error,omitempty"`
+
+	notLoaded bool // Err is a stage's that never loaded (see isNotLoaded)
+}
+
+// notLoaded is implemented by the error of a stage that never loaded
+// (plugins.Error of kind load): that was reported once, when it failed to
+// load, so its calls' decisions are logged at debug rather than repeated as
+// warnings on every call (whose own error says it too). The host does not
+// import plugins: the method is the contract.
+type notLoaded interface{ NotLoaded() bool }
+
+func isNotLoaded(err error) bool {
+	var nl notLoaded
+	return errors.As(err, &nl) && nl.NotLoaded()
 }
 
 // ConfirmRequest asks a person (or the embedding agent) to approve a call
@@ -100,3 +115,8 @@ type ConfirmRequest struct {
 // Confirmer approves or declines a confirm decision. Without one, confirm
 // means deny.
 type Confirmer func(ctx context.Context, req ConfirmRequest) (bool, error)
+
+// ErrCannotAsk is wrapped by the error of a Confirmer that has nobody to
+// ask (a gateway client without elicitation): the call is refused as
+// unconfirmed, not as declined, and the error says what to change.
+var ErrCannotAsk = errors.New("no one can be asked")

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"net/url"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -124,6 +126,9 @@ func (s *server) supervise(ctx context.Context, r *supervisorRun) {
 		if ctx.Err() != nil {
 			return
 		}
+		if err != nil {
+			err = s.sseHint(err)
+		}
 		if err == nil {
 			first()
 			failures = 0
@@ -224,12 +229,39 @@ func (s *server) needsAuth(err error) error {
 	switch {
 	case errors.As(reason, &lr):
 		return fmt.Errorf("%w (it answered 401 Unauthorized%s)", reason, asked)
+	case s.cfg.AdHoc && reason != nil:
+		return fmt.Errorf("server %q requires authorization (401 Unauthorized%s) and it failed: %v; %s: %w", s.cfg.ID, asked, reason, authn.AdHocAdvice(s.cfg), err)
+	case s.cfg.AdHoc:
+		return fmt.Errorf("server %q requires authorization: it answered 401 Unauthorized%s; %s: %w", s.cfg.ID, asked, authn.AdHocAdvice(s.cfg), err)
 	case reason != nil:
 		return fmt.Errorf("server %q requires authorization (401 Unauthorized%s) and it failed: %v; run \"mcphost login %s\", or give it credentials (an auth block, or a header such as Authorization: Bearer ${TOKEN}): %w",
 			s.cfg.ID, asked, reason, s.cfg.ID, err)
 	}
 	return fmt.Errorf("server %q requires authorization: it answered 401 Unauthorized%s; run \"mcphost login %s\" if it uses OAuth, or give it credentials (an auth block, a header such as Authorization: Bearer ${TOKEN}, or an auth plugin), then reconnect: %w",
 		s.cfg.ID, asked, s.cfg.ID, err)
+}
+
+// sseHint adds to the failed connect of a Streamable HTTP server whose url
+// ends in /sse, as SSE servers' urls do, that it may be one: the server
+// answers the POST of initialize with a bare 400, 404 or 405 otherwise.
+func (s *server) sseHint(err error) error {
+	if s.cfg.Transport != config.TransportHTTP {
+		return err
+	}
+	u, perr := url.Parse(s.cfg.URL)
+	if perr != nil || !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/sse") {
+		return err
+	}
+	s.mu.Lock()
+	t := s.transport
+	s.mu.Unlock()
+	if _, refused := transports.Refused(t); refused {
+		return err // a 401: it is a server that wants credentials
+	}
+	if s.cfg.AdHoc {
+		return fmt.Errorf("%w; the url ends in /sse, as an SSE server's does: if it is one, add -t sse", err)
+	}
+	return fmt.Errorf("%w; the url ends in /sse, as an SSE server's does: if it is one, set transport: sse in its entry (%s)", err, s.cfg.Source)
 }
 
 // permanent reports a connect error that a retry cannot cure: the server's

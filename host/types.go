@@ -59,17 +59,21 @@ const (
 
 // ServerStatus describes one configured server.
 type ServerStatus struct {
-	ID              string    `json:"id"`
-	Transport       string    `json:"transport"`
-	Source          string    `json:"source"`
-	Enabled         bool      `json:"enabled"`
-	State           State     `json:"state"`
-	Tools           int       `json:"tools"`
-	ServerName      string    `json:"server_name,omitempty"`
-	ServerVersion   string    `json:"server_version,omitempty"`
-	ProtocolVersion string    `json:"protocol_version,omitempty"`
-	Error           string    `json:"error"`
-	LastConnected   time.Time `json:"last_connected,omitzero"`
+	ID              string `json:"id"`
+	Transport       string `json:"transport"`
+	Source          string `json:"source"`
+	Enabled         bool   `json:"enabled"`
+	State           State  `json:"state"`
+	Tools           int    `json:"tools"`
+	ServerName      string `json:"server_name,omitempty"`
+	ServerVersion   string `json:"server_version,omitempty"`
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	Error           string `json:"error"`
+	// Errors are the problems of an invalid entry when it has more than
+	// one (Error joins them with newlines), one per item: mcphost's own
+	// text, to show as lines of their own.
+	Errors        []string  `json:"errors,omitempty"`
+	LastConnected time.Time `json:"last_connected,omitzero"`
 	// Attempt is the number of the connect attempt under way or next
 	// (reconnecting only: 2 after the first connect failed); NextRetry is
 	// when it starts, if the server is waiting.

@@ -42,6 +42,10 @@ const (
 	KindClosed
 )
 
+// NotLoaded reports an error of a plugin that never loaded (KindLoad). The
+// host logs those calls at debug: the load failure was reported once.
+func (e *Error) NotLoaded() bool { return e.Kind == KindLoad }
+
 func (k Kind) String() string {
 	switch k {
 	case KindLoad:

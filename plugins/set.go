@@ -80,7 +80,10 @@ func Load(ctx context.Context, specs []*Spec, opts Options) (*Set, error) {
 		}
 		s.plugins = append(s.plugins, p)
 		if p.loadErr != nil {
-			opts.logger().Error("plugin not loaded; its hooks fail every call", "plugin", p.name, "error", p.loadErr)
+			// At info: the caller reports Status (mcphost prints one
+			// warning per plugin that did not load); at the usual
+			// warn level the reason would be said twice.
+			opts.logger().Info("plugin not loaded; its hooks fail every call", "plugin", p.name, "error", p.loadErr)
 		}
 		s.status[i] = Status{
 			Name:         p.name,

@@ -80,7 +80,7 @@ func (t *stdioTransport) StderrTail() []string {
 // Exited says how the most recently started process ended, waiting for it
 // up to wait: an error matching ErrServerExited (and ErrServerFailed if it
 // exited with a status other than 0 or by a signal) that gives the status
-// and the last stderr line; nil if it is still running (or none started).
+// and the stderr line that says why (stderrtail.Key); nil if it is still running (or none started).
 // A failed connect's own error often says only "EOF": this says why.
 func (t *stdioTransport) Exited(wait time.Duration) error {
 	t.mu.Lock()

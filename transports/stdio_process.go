@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mcphost/mcphost/internal/stderrtail"
 )
 
 // A running stdio server: writing to it, reaping it, ending its process group.
@@ -250,8 +252,10 @@ func (p *process) exitErr() error {
 	// after it if a grandchild kept it open.
 	waitFor(p.stderrDone, killWait)
 	var e error
-	if last := p.ring.last(); last != "" {
-		e = p.b.errorf("%w %s; last stderr line: %q", ErrServerExited, p.status, last)
+	// The line that says why, which is often not the last one (npx ends
+	// with where its log is, after the 404 that says why).
+	if key := stderrtail.Key(p.ring.tail()); key != "" {
+		e = p.b.errorf("%w %s; stderr: %q", ErrServerExited, p.status, key)
 	} else {
 		e = p.b.errorf("%w %s", ErrServerExited, p.status)
 	}

@@ -96,12 +96,3 @@ func (r *stderrRing) tail() []string {
 	}
 	return append(slices.Clone(r.buf[r.next:]), r.buf[:r.next]...)
 }
-
-func (r *stderrRing) last() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.next == 0 && !r.full {
-		return ""
-	}
-	return r.buf[(r.next-1+len(r.buf))%len(r.buf)]
-}

@@ -74,7 +74,7 @@ func (a *app) remoteServer(cfg *config.Config, id string) (*config.Server, error
 			continue
 		}
 		if s.Untrusted {
-			return nil, usageError("server %q comes from a project file that is not trusted: %s", id, config.UntrustedHint(cfg.ProjectDir))
+			return nil, usageError("server %q comes from a project file that is not trusted: %s", id, cfg.UntrustedHint())
 		}
 		switch s.Transport {
 		case config.TransportHTTP, config.TransportSSE, config.TransportWebSocket:

@@ -35,7 +35,7 @@ or skip, each problem with its fix:
   plugin   each plugin loads and describes itself, its file matches its
            sha256 pin, and the hooks it serves
   server   each enabled server connects, initializes and lists its tools
-           (how long that took), or why not, with its last stderr lines
+           (how long that took), or why not, with the stderr lines that say why
   auth     each remote server's login: logged in, static credentials, or
            "mcphost login ID"
 
@@ -65,10 +65,13 @@ interrupted.`,
 				Load: a.loadOptions(),
 				// Secrets of the configuration never reach the output,
 				// whatever a server's error quotes.
-				Configured:  a.redactSecrets,
-				TokenStore:  func() (authn.Store, error) { return a.tokenStore() },
-				Plugins:     a.pluginOptions(plugLog),
-				HostOptions: append([]host.Option{identity()}, a.hostOptions...),
+				Configured: a.redactSecrets,
+				TokenStore: func() (authn.Store, error) { return a.tokenStore() },
+				Plugins:    a.pluginOptions(plugLog),
+				// The client servers see is the one of tools and call
+				// (elicitation declared): a server that offers tools by
+				// the client's capabilities offers doctor the same.
+				HostOptions: append([]host.Option{identity(), host.WithElicitationHandler(a.elicit)}, a.hostOptions...),
 				Logger:      a.log,
 				Timeout:     timeout,
 			})

@@ -74,7 +74,7 @@ plugins:
 		"warn  trust    ", ".mcphost.yaml: not trusted; not started until it is: 1 server (proj)", "fix: review the files, then run: mcphost trust ",
 		"fail  command  mcphost-test-no-such-command: not found on PATH (needed by server gone)", "fix: install mcphost-test-no-such-command",
 		"fail  plugin   pinned-wrong: the file does not match its pin", "fix: if "+abs+" was changed on purpose, pin the new file: set sha256: "+wasmSHA(t, wasm),
-		"fail  server   crash: did not connect: ", `last stderr line: "testserver: fatal: crashing at start as asked"`,
+		"fail  server   crash: did not connect: ", `stderr: "testserver: fatal: crashing at start as asked"`,
 		"fail  server   gone: did not connect: ",
 		"warn  command  x: not found on PATH (needed by server proj (untrusted))",
 		"skip  server   proj: not started: it comes from a project file that is not trusted",

@@ -178,11 +178,11 @@ func (a *app) warnUnavailable(h *host.Host) {
 	for _, st := range h.Status() {
 		switch st.State {
 		case host.StateError, host.StateNeedsAuth, host.StateUntrusted:
-			fmt.Fprintf(a.stderr, "warning: server %s is not available (%s): %s\n", st.ID, st.State, serverError(st))
+			fmt.Fprintf(a.stderr, "warning: server %s is not available (%s): %s\n", st.ID, st.State, serverFailure(st))
 		case host.StateReconnecting:
 			// Its first connect failed; the host would retry, but a
 			// one-shot command does not wait for that.
-			fmt.Fprintf(a.stderr, "warning: server %s is not available (connect failed): %s\n", st.ID, serverError(st))
+			fmt.Fprintf(a.stderr, "warning: server %s is not available (connect failed): %s\n", st.ID, serverFailure(st))
 		}
 	}
 }

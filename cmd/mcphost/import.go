@@ -213,7 +213,8 @@ func importSources(kind clientconf.Kind, env clientconf.Env, args []string, scop
 }
 
 // importOutcome is the exit status: 2 when nothing could be read into an
-// entry, 1 when a server was not written (a conflict, a failure), else 0.
+// entry, 1 when a server was not written (a conflict, a failure) or, in a
+// dry run, would not be, else 0.
 func importOutcome(servers []*importedServer, dryRun bool) error {
 	var conflicts, failed []string
 	for _, s := range servers {
@@ -224,10 +225,16 @@ func importOutcome(servers []*importedServer, dryRun bool) error {
 			failed = append(failed, s.im.Entry.ID)
 		}
 	}
+	// A dry run exits as the import would: 1 says that it would not
+	// write every server.
 	switch {
+	case len(failed) > 0 && dryRun:
+		return &exitError{code: exitFailure, err: fmt.Errorf("would not be imported: %s", strings.Join(failed, ", "))}
 	case len(failed) > 0:
 		return &exitError{code: exitFailure, err: fmt.Errorf("not imported: %s", strings.Join(failed, ", "))}
-	case len(conflicts) > 0 && !dryRun:
+	case len(conflicts) > 0 && dryRun:
+		return &exitError{code: exitFailure, err: fmt.Errorf("would not be imported, already configured: %s (pass --force to replace them)", strings.Join(conflicts, ", "))}
+	case len(conflicts) > 0:
 		return &exitError{code: exitFailure, err: fmt.Errorf("already configured, left as they are: %s (pass --force to replace them)", strings.Join(conflicts, ", "))}
 	}
 	return nil

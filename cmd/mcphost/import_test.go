@@ -108,7 +108,8 @@ func TestMCPImportJSON(t *testing.T) {
 	copyClientFile(t, "claude-desktop/claude_desktop_config.json", filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"))
 	e.must(exitOK, "mcp", "add", "github", "--scope", "user", "--", "gh-server")
 
-	r := e.must(exitOK, "mcp", "import", "--from", "claude-desktop", "--dry-run", "--json")
+	// The plan has a conflict: exit 1, as the import would.
+	r := e.must(exitFailure, "mcp", "import", "--from", "claude-desktop", "--dry-run", "--json")
 	var plan struct {
 		DryRun  bool `json:"dry_run"`
 		Servers []struct {

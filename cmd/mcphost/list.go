@@ -48,8 +48,9 @@ func (a *app) serversCommand() *cobra.Command {
 		Short: "Connect to every configured server and show its status",
 		Long: `Connect to every configured server and show its state: ready, error,
 needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
-or disabled. A server that fails shows its error and the last lines it wrote
-to stderr; it never stops the others. Use "mcphost mcp list" to see the
+or disabled. A server that fails shows its error and the lines of its stderr
+that say why (those naming an error, not npm's log footer); it never stops
+the others. Use "mcphost mcp list" to see the
 configuration without connecting.
 
 Below the servers come the plugins of the configuration: their hooks, state
@@ -159,13 +160,13 @@ func printServers(w io.Writer, st []host.ServerStatus) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	printServerErrors(w, st, 0)
+	printServerErrors(w, st)
 	return nil
 }
 
-// printServerErrors prints each server's error and the last stderr lines
-// it wrote (at most maxStderr of them; 0: all).
-func printServerErrors(w io.Writer, st []host.ServerStatus, maxStderr int) {
+// printServerErrors prints each server's error and the stderr lines that
+// say why it failed.
+func printServerErrors(w io.Writer, st []host.ServerStatus) {
 	for _, s := range st {
 		for _, warning := range s.Warnings {
 			fmt.Fprintf(w, "\n%s: warning: %s\n", s.ID, termtext.Line(warning))
@@ -173,34 +174,7 @@ func printServerErrors(w io.Writer, st []host.ServerStatus, maxStderr int) {
 		if s.Error == "" {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s: %s\n", s.ID, serverError(s))
-		printStderrTail(w, s, maxStderr)
-	}
-}
-
-// serverError is a server's error for a line that already names the
-// server: without the error's own "server "ID": " prefix (the cause is said
-// once) and escaped as one line (a line break in server text must not fake
-// a line of ours).
-func serverError(s host.ServerStatus) string {
-	msg := strings.TrimPrefix(s.Error, fmt.Sprintf("server %q: ", s.ID))
-	return termtext.Line(msg)
-}
-
-// printStderrTail prints the last stderr lines of a failed server (at most
-// max of them; 0: all), each escaped, unless the tail is just the one line
-// that its error already quotes ("last stderr line: ..."): the cause is
-// said once.
-func printStderrTail(w io.Writer, s host.ServerStatus, max int) {
-	lines := s.Stderr
-	if len(lines) == 1 && strings.Contains(s.Error, fmt.Sprintf("last stderr line: %q", lines[0])) {
-		return
-	}
-	if max > 0 && len(lines) > max {
-		lines = lines[len(lines)-max:]
-	}
-	for _, line := range lines {
-		fmt.Fprintf(w, "  stderr| %s\n", termtext.Line(line))
+		fmt.Fprintf(w, "\n%s: %s\n", s.ID, serverFailure(s))
 	}
 }
 
@@ -343,7 +317,7 @@ func serverReady(h *host.Host, id string) error {
 		case st.State == host.StateDisabled:
 			return fmt.Errorf("server %s is disabled (enable it with \"mcphost mcp enable %s\")", id, id)
 		case st.Error != "":
-			return fmt.Errorf("server %s is not available (%s): %s", id, st.State, serverError(st))
+			return fmt.Errorf("server %s is not available (%s): %s", id, st.State, serverFailure(st))
 		}
 		return fmt.Errorf("server %s is not available (%s)", id, st.State)
 	}

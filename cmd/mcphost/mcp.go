@@ -70,7 +70,7 @@ func (a *app) trustHint(scope config.Scope, id string) {
 		untrusted = untrusted || (s.ID == id && s.Untrusted)
 	}
 	if untrusted {
-		fmt.Fprintf(a.stdout, "note: %s\n", config.UntrustedHint(cfg.ProjectDir))
+		fmt.Fprintf(a.stdout, "note: %s\n", cfg.UntrustedHint())
 	}
 }
 
@@ -249,8 +249,8 @@ func (a *app) mcpTestCommand() *cobra.Command {
 		Use:   "test ID",
 		Short: "Connect to one server, initialize, list its tools and show timings",
 		Long: `Connect to one configured server (even a disabled one), initialize, list its
-tools and show how long it took, or why it failed with the last lines the
-server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
+tools and show how long it took, or why it failed with the lines of the
+server's stderr that say why. Exit status 0 when it connected, 1 when it did not,
 2 when the entry is invalid or the project is not trusted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -287,8 +287,7 @@ server wrote to stderr. Exit status 0 when it connected, 1 when it did not,
 			defer a.closeHost(h)
 			st := h.Status()[0]
 			if st.State != host.StateReady {
-				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), serverError(st))
-				printStderrTail(a.stdout, st, 0)
+				fmt.Fprintf(a.stdout, "FAIL after %s: %s\n", time.Since(start).Round(time.Millisecond), serverFailure(st))
 				return &exitError{code: exitFailure, err: fmt.Errorf("server %s did not connect (%s): %s", sc.ID, st.State, serverError(st))}
 			}
 			fmt.Fprintf(a.stdout, "connect + initialize + lists: %s\n", st.ConnectDuration.Round(time.Millisecond))

@@ -216,6 +216,8 @@ sends the token in the environment variable NAME as "Authorization: Bearer
 				}
 				fmt.Fprintf(a.stdout, "kept the client secret in the %s\n", store.Name())
 			}
+			a.shadowNotes(scope, e.ID)
+			a.missingCommandWarning(scope, e.ID)
 			a.trustHint(scope, e.ID)
 			return nil
 		},

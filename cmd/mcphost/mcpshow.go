@@ -217,6 +217,8 @@ func listNote(s *config.Server) string {
 			note = fmt.Sprintf("%d errors: %s", len(lines), first)
 		}
 		return cutLine(note, noteWidth)
+	case s.Untrusted && s.TrustChanged:
+		return "changed since trusted (mcphost trust)"
 	case s.Untrusted:
 		return "untrusted (mcphost trust)"
 	}

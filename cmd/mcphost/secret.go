@@ -138,7 +138,7 @@ would reach the shell history and the process list), or made up with
 				return err
 			}
 			if err := store.SetSecret(name, value); err != nil {
-				return err
+				return fmt.Errorf("secret set %s: not stored in %s: %w; %s", name, store.Name(), err, otherSecretStore(store))
 			}
 			if generate {
 				fmt.Fprintln(a.stdout, value)
@@ -158,7 +158,7 @@ would reach the shell history and the process list), or made up with
 				return err
 			}
 			if err := store.DeleteSecret(args[0]); err != nil {
-				return err
+				return fmt.Errorf("secret delete %s: %w", args[0], err)
 			}
 			fmt.Fprintf(a.stderr, "secret %s removed\n", args[0])
 			return nil
@@ -166,4 +166,13 @@ would reach the shell history and the process list), or made up with
 	}
 	cmd.AddCommand(set, del)
 	return cmd
+}
+
+// otherSecretStore says what to do when store cannot keep a secret: make
+// the file's directory writable, or use the other store.
+func otherSecretStore(store authn.SecretStore) string {
+	if f, ok := store.(*authn.SecretFile); ok {
+		return fmt.Sprintf("check that %s can be created and written (its directory must be one you can write to), or keep secrets in the OS keychain with --secret-store keychain (or MCPHOST_SECRET_STORE=keychain) where one answers", f.Path)
+	}
+	return "keep secrets in a private file instead with --secret-store file (or MCPHOST_SECRET_STORE=file)"
 }

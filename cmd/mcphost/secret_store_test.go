@@ -186,3 +186,24 @@ func TestSecretStoreChoice(t *testing.T) {
 		t.Errorf("--secret-store file: %v", err)
 	}
 }
+
+// A secret that cannot be stored says where it was to go and what to do,
+// for the file store (the fallback without a keychain, or chosen).
+func TestSecretSetFailureSaysWhatToDo(t *testing.T) {
+	noKeychain(t)
+	e := newEnv(t)
+	blocker := writeFile(t, filepath.Join(t.TempDir(), "not-a-dir"), "x")
+	e.global = filepath.Join(blocker, "mcphost")
+	const value = "file-kept-token-0123456789"
+	for _, env := range [][]string{{}, {"MCPHOST_SECRET_STORE=file"}} {
+		e.environ = env
+		r := e.runStdin(value, "secret", "set", "api")
+		if r.code != exitFailure {
+			t.Fatalf("want exit 1:\n%s", r)
+		}
+		wantContains(t, "stderr", r.stderr, "mcphost: secret set api: not stored in the file "+filepath.Join(e.global, "secrets.json")+": ",
+			"check that "+filepath.Join(e.global, "secrets.json")+" can be created and written",
+			"--secret-store keychain (or MCPHOST_SECRET_STORE=keychain)")
+		wantNotContains(t, "output", r.stdout+r.stderr, value)
+	}
+}

@@ -21,9 +21,6 @@ const (
 	clearScreen = "\x1b[H\x1b[2J"
 	// watchErrorWidth is the width of the LAST ERROR column.
 	watchErrorWidth = 60
-	// watchStderrLines is how many stderr lines of a failed server the
-	// terminal view shows (plain "mcphost servers" shows them all).
-	watchStderrLines = 5
 	// watchNotes is how many config messages the terminal view keeps.
 	watchNotes = 5
 )
@@ -156,7 +153,7 @@ func (s *serversWatch) draw() error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	printServerErrors(&buf, st, watchStderrLines)
+	printServerErrors(&buf, st)
 	if len(s.notes) > 0 {
 		buf.WriteString("\n")
 		for _, n := range s.notes {

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -105,13 +106,39 @@ type LoginRequiredError struct {
 	ID     string
 	Reason string // why ("no stored login", "the refresh token was refused"...)
 	Scope  string // for a step-up: the scope the server asked for
+	// AdHoc is what to do instead of "mcphost login" for a server typed on
+	// the command line (AdHocAdvice); "" for a configured server.
+	AdHoc string
 }
 
 func (e *LoginRequiredError) Error() string {
-	if e.Scope != "" {
-		return fmt.Sprintf("server %q needs more permissions (scope %q): %s; run \"mcphost login %s\"", e.ID, e.Scope, e.Reason, e.ID)
+	do := "run \"mcphost login " + e.ID + "\""
+	if e.AdHoc != "" {
+		if e.Scope == "" {
+			return fmt.Sprintf("server %q needs credentials: %s", e.ID, e.AdHoc)
+		}
+		do = e.AdHoc
 	}
-	return fmt.Sprintf("server %q needs a login: %s; run \"mcphost login %s\"", e.ID, e.Reason, e.ID)
+	if e.Scope != "" {
+		return fmt.Sprintf("server %q needs more permissions (scope %q): %s; %s", e.ID, e.Scope, e.Reason, do)
+	}
+	return fmt.Sprintf("server %q needs a login: %s; %s", e.ID, e.Reason, do)
+}
+
+// AdHocAdvice says how to give credentials to s, a server typed on the
+// command line (config.Server.AdHoc), which "mcphost login" cannot reach:
+// it logs in to configured servers only. "" for a configured server.
+func AdHocAdvice(s *config.Server) string {
+	if !s.AdHoc {
+		return ""
+	}
+	const login = `"mcphost login" is for configured servers: add it with "mcphost mcp add NAME URL", then run "mcphost login NAME"`
+	for name := range s.Headers {
+		if strings.EqualFold(name, "Authorization") {
+			return "it refused the Authorization header given with -H: check the token (mistyped, expired, or for another server); " + login
+		}
+	}
+	return "give it a token with -H 'Authorization: Bearer …' (or -H 'Name: ${VAR}' for another header); " + login
 }
 
 func (e *LoginRequiredError) Unwrap() error { return ErrLoginRequired }

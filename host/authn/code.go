@@ -26,6 +26,7 @@ import (
 // with LoginRequiredError, which leaves the server in state needs-auth.
 type codeHandler struct {
 	id, resource string
+	adhoc        string // AdHocAdvice
 	cfg          config.Auth
 	opts         Options
 
@@ -44,7 +45,7 @@ type codeHandler struct {
 }
 
 func newCodeHandler(s *config.Server, opts Options, forceLogin bool) (*codeHandler, error) {
-	h := &codeHandler{id: s.ID, resource: s.URL, cfg: s.Auth, opts: opts}
+	h := &codeHandler{id: s.ID, resource: s.URL, adhoc: AdHocAdvice(s), cfg: s.Auth, opts: opts}
 	if s.Auth.DPoP {
 		k, err := newDPoPKey(opts.now)
 		if err != nil {
@@ -175,7 +176,7 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	ask := h.opts.Ask == AskAlways || (h.opts.Ask == AskStepUp && resp.StatusCode == http.StatusForbidden)
 	if !ask || h.opts.UI == nil {
 		drain(resp)
-		e := &LoginRequiredError{ID: h.id, Reason: "no stored login"}
+		e := &LoginRequiredError{ID: h.id, Reason: "no stored login", AdHoc: h.adhoc}
 		switch {
 		case resp.StatusCode == http.StatusForbidden:
 			e.Reason, e.Scope = "it refused the request for lack of scope", scope
@@ -205,7 +206,7 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		// user granted what it asked for is not asked about again.
 		if h.steppedUp[scope] {
 			drain(resp)
-			return &LoginRequiredError{ID: h.id, Reason: "it still refuses after a step-up to that scope", Scope: scope}
+			return &LoginRequiredError{ID: h.id, Reason: "it still refuses after a step-up to that scope", Scope: scope, AdHoc: h.adhoc}
 		}
 		if h.steppedUp == nil {
 			h.steppedUp = map[string]bool{}

@@ -62,6 +62,10 @@ type Config struct {
 	// ProjectDir is the absolute project directory that was searched for
 	// project files (LoadOptions.WorkDir), for UntrustedHint.
 	ProjectDir string
+	// TrustChanged is set when the project in ProjectDir was trusted, but
+	// its files (or the plugins and env files they name) changed since:
+	// its servers are untrusted until it is trusted again.
+	TrustChanged bool
 	// Warnings are problems that did not stop the load: a broken project
 	// file that is not trusted (ignored), a project setting that would
 	// widen the user's own configuration (ignored). Each names its file.
@@ -122,6 +126,10 @@ type Server struct {
 
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string
+	// AdHoc is set for a server typed on the command line (--url, or a
+	// command after --): it is written nowhere, so "mcphost login" and an
+	// entry's fields cannot reach it, and messages name its flags instead.
+	AdHoc bool
 	// Scope is the scope of Source: ScopeLocal, ScopeProject (.mcphost.*
 	// and .mcp.json) or ScopeUser; "" for --config, env, flags and library.
 	Scope Scope
@@ -135,6 +143,9 @@ type Server struct {
 	// trust. Source may be another file: a local override that switches
 	// the project's server on lives in the user's config directory.
 	ProjectDir string
+	// TrustChanged is set for an Untrusted entry of a project that was
+	// trusted before its files changed (Config.TrustChanged).
+	TrustChanged bool
 	// Err is a problem with this entry (bad id, missing command, bad duration,
 	// unset variable...). The server is not started; the message names the
 	// file, the server and the field.

@@ -93,6 +93,11 @@ func entryError(source, id, field, msg string) error {
 	return fmt.Errorf("config: %s: server %q: %s: %s", source, id, field, msg)
 }
 
+// entryCause is entryError keeping err as the cause (errors.As finds it).
+func entryCause(source, id, field string, err error) error {
+	return fmt.Errorf("config: %s: server %q: %s: %w", source, id, field, err)
+}
+
 // normalizeEntry checks the keys of one raw server entry and returns it with
 // canonical field names. Values are checked later, after merging, so that the
 // error names the layer the effective value came from.
@@ -228,7 +233,9 @@ func (d *decoder) expand(field, s string) (string, bool) {
 	}
 	out, err := ExpandSecrets(s, d.env, secret)
 	if err != nil {
-		d.fail(field, "%v", err)
+		// Kept as the cause: a caller tells an unset variable or a
+		// missing secret (set it) from a wrong entry (fix it).
+		d.errs = append(d.errs, entryCause(d.origin(field).source, d.ms.id, field, err))
 		return "", false
 	}
 	return out, true

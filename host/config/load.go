@@ -263,6 +263,7 @@ func readProject(r *resolved, trusted []trustRecord) ([]*layer, []error) {
 	// exactly the bytes that are loaded.
 	isTrusted := matchTrust(trusted, r.workDir, trustHash(r, r.workDir, contents))
 	if !isTrusted {
+		r.trustChanged = hasTrustRecord(trusted, r.workDir)
 		layers, errs := readProjectLayers(r, contents, true)
 		for _, err := range errs {
 			r.warn("%v; the file is ignored (the project is not trusted)", err)
@@ -450,9 +451,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // restricted to those ids (LoadScope).
 func build(r *resolved, layers []*layer, files []string, only func(id string) bool) (*Config, error) {
 	cfg := &Config{
-		Names:      Names{Scheme: SchemePrefixed, MaxLength: DefaultMaxNameLength},
-		Files:      files,
-		ProjectDir: r.workDir,
+		Names:        Names{Scheme: SchemePrefixed, MaxLength: DefaultMaxNameLength},
+		Files:        files,
+		ProjectDir:   r.workDir,
+		TrustChanged: r.trustChanged,
 	}
 	if cfg.Files == nil {
 		cfg.Files = []string{}
@@ -483,7 +485,9 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		if only != nil && !only(ms.id) {
 			continue
 		}
-		cfg.Servers = append(cfg.Servers, decodeServer(ms, layers, lookups{r.lookup, r.lookupSecret}, r.workDir, false))
+		s := decodeServer(ms, layers, lookups{r.lookup, r.lookupSecret}, r.workDir, false)
+		s.TrustChanged = s.Untrusted && r.trustChanged && filepath.Clean(s.ProjectDir) == filepath.Clean(r.workDir)
+		cfg.Servers = append(cfg.Servers, s)
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
 	cfg.Plugins = buildPlugins(layers, lookups{r.lookup, r.lookupSecret})

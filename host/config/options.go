@@ -53,6 +53,9 @@ type resolved struct {
 	secrets    map[string]secretResult      // what secret returned, by name
 	// warnings collects what reading and merging ignored (Config.Warnings).
 	warnings []string
+	// trustChanged: the project has a trust record for other contents
+	// (Config.TrustChanged).
+	trustChanged bool
 }
 
 func (r *resolved) warn(format string, args ...any) {

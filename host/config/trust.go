@@ -40,12 +40,32 @@ type trustRecord struct {
 }
 
 // UntrustedHint is the message to show for servers with Untrusted set.
-func UntrustedHint(dir string) string {
+func UntrustedHint(dir string) string { return untrustedHint(dir, false) }
+
+// UntrustedHint is the message to show for the project's untrusted
+// servers: it says when the files changed since the project was trusted.
+func (c *Config) UntrustedHint() string { return untrustedHint(c.ProjectDir, c.TrustChanged) }
+
+func untrustedHint(dir string, changed bool) string {
 	arg := dir
 	if strings.ContainsAny(dir, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
 		arg = "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
 	}
+	if changed {
+		return fmt.Sprintf("the project files in %s changed since you trusted them, so their servers are not started: review the changes, then run \"mcphost trust %s\" to trust them again", dir, arg)
+	}
 	return fmt.Sprintf("project servers in %s are not trusted yet: run \"mcphost trust %s\" to start them", dir, arg)
+}
+
+// hasTrustRecord reports whether recs trust dir, with whatever contents.
+func hasTrustRecord(recs []trustRecord, dir string) bool {
+	dir = filepath.Clean(dir)
+	for _, r := range recs {
+		if filepath.Clean(r.Path) == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // UntrustedHint is the message to show for s when it is Untrusted: it names
@@ -58,7 +78,7 @@ func (s *Server) UntrustedHint() string {
 			dir = filepath.Dir(s.Source)
 		}
 	}
-	return UntrustedHint(dir)
+	return untrustedHint(dir, s.TrustChanged)
 }
 
 // hashProject hashes the project files in their fixed order: for each file

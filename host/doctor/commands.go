@@ -192,3 +192,25 @@ func candidates(command string) []string {
 	}
 	return []string{command + ".exe", command + ".cmd", command + ".bat", command}
 }
+
+// MissingCommand looks up the command of a stdio server s as it would be
+// run (its cwd, its own PATH) and, when it or the interpreter that runs it
+// is not there, says what is missing and how to install it; "" for a found
+// command or a server that is not a stdio one. "mcphost mcp add" warns
+// with it.
+func MissingCommand(s *config.Server) (problem, fix string) {
+	if s.Transport != config.TransportStdio || s.Command == "" {
+		return "", ""
+	}
+	path, hasPath := s.Env["PATH"]
+	u := &commandUse{command: s.Command, path: path, hasPath: hasPath, cwd: s.Cwd}
+	if _, err := u.find(s.Command); err != nil {
+		return fmt.Sprintf("%s: %v", s.Command, err), commandFix(s.Command)
+	}
+	if need, ok := interpreters[commandName(s.Command)]; ok {
+		if _, err := u.find(need); err != nil {
+			return fmt.Sprintf("%s, which runs %s, is %v", need, s.Command, err), commandFix(need)
+		}
+	}
+	return "", ""
+}

@@ -140,9 +140,13 @@ func (r *Report) checkTrust(cfg *config.Config, opts Options) {
 	if len(plugins) > 0 {
 		parts = append(parts, plural(len(plugins), "plugin")+" ("+strings.Join(plugins, ", ")+")")
 	}
+	state, fix := "not trusted; not started until it is", "review the files, then run: mcphost trust "+shellArg(cfg.ProjectDir)
+	if cfg.TrustChanged {
+		state, fix = "changed since you trusted them; not started until you trust them again", "review the changes, then run: mcphost trust "+shellArg(cfg.ProjectDir)
+	}
 	r.add(Check{Kind: KindTrust, Subject: cfg.ProjectDir, Status: Warn,
-		Message: fmt.Sprintf("%s: not trusted; not started until it is: %s", strings.Join(names, ", "), strings.Join(parts, " and ")),
-		Fix:     "review the files, then run: mcphost trust " + shellArg(cfg.ProjectDir)})
+		Message: fmt.Sprintf("%s: %s: %s", strings.Join(names, ", "), state, strings.Join(parts, " and ")),
+		Fix:     fix})
 }
 
 // shellArg quotes s for a POSIX shell when it needs quoting, so that a fix

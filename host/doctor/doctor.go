@@ -50,10 +50,6 @@ const (
 // is rarely reached.
 const DefaultTimeout = 2 * time.Minute
 
-// maxStderrLines is how many of a failed server's last stderr lines a
-// check carries.
-const maxStderrLines = 20
-
 // Check is one line of the report. Its JSON form is stable.
 type Check struct {
 	Kind string `json:"kind"`
@@ -65,8 +61,9 @@ type Check struct {
 	// Fix says what to do about a warn or fail: a command to run or a
 	// field to change.
 	Fix string `json:"fix,omitempty"`
-	// Details are more lines: the last lines a stdio server wrote to
-	// stderr, the warnings about a server's tools.
+	// Details are more lines: the lines a failed stdio server wrote to
+	// stderr that say why, the warnings about a server's tools, the
+	// problems of an entry that has several.
 	Details []string `json:"details,omitempty"`
 	// LatencyMS is how long a server took to connect, initialize and list,
 	// or a plugin to load.
@@ -160,8 +157,8 @@ func Run(ctx context.Context, opts Options) *Report {
 	if opts.TokenStore != nil {
 		store, storeErr = opts.TokenStore()
 	}
-	statuses, startErr := startServers(ctx, cfg, pl, store, opts)
-	r.checkServers(cfg, statuses, startErr, opts.Timeout)
+	statuses, denied, startErr := startServers(ctx, cfg, pl, store, opts)
+	r.checkServers(cfg, statuses, denied, startErr, opts.Timeout)
 	r.checkAuth(cfg, statuses, store, storeErr, time.Now())
 	return r.finish()
 }
@@ -200,8 +197,9 @@ func closeWithin(close func(context.Context) error) {
 
 // startServers connects to every server that may start, at once, each
 // with one attempt within its startup_timeout, and returns their status by
-// id. startErr is set when ctx ended first.
-func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (map[string]host.ServerStatus, error) {
+// id, and how many of each one's tools the policy always denies. startErr
+// is set when ctx ended first.
+func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (statuses map[string]host.ServerStatus, denied map[string]int, startErr error) {
 	hopts := []host.Option{
 		// A check reports a server that does not start; it does not
 		// restart it.
@@ -215,20 +213,26 @@ func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, stor
 	hopts = append(hopts, opts.HostOptions...)
 	h, err := host.New(cfg, hopts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeWithin(h.Close)
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	startErr := h.Start(ctx)
-	out := map[string]host.ServerStatus{}
+	startErr = h.Start(ctx)
+	statuses, denied = map[string]host.ServerStatus{}, map[string]int{}
 	for _, st := range h.Status() {
-		out[st.ID] = st
+		statuses[st.ID] = st
+	}
+	// Counted as "mcphost tools" lists them: all, the denied ones marked.
+	for _, t := range h.AllTools() {
+		if t.Denied != "" {
+			denied[t.Server]++
+		}
 	}
 	if startErr != nil && ctx.Err() != nil {
 		startErr = errDeadline
 	}
-	return out, startErr
+	return statuses, denied, startErr
 }
 
 // errDeadline: Run's Timeout ended while servers were still connecting.

@@ -10,12 +10,13 @@ import (
 	"github.com/mcphost/mcphost/host"
 	"github.com/mcphost/mcphost/host/authn"
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/stderrtail"
 )
 
 // checkServers reports each server: how it connected (latency, tools,
-// server name, protocol) or why not, with the last lines a stdio server
-// wrote to stderr.
-func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.ServerStatus, startErr error, limit time.Duration) {
+// server name, protocol) or why not, with the lines of a stdio server's
+// stderr that say why (stderrtail).
+func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.ServerStatus, denied map[string]int, startErr error, limit time.Duration) {
 	if statuses == nil && startErr != nil {
 		r.add(Check{Kind: KindServer, Subject: "servers", Status: Fail, Message: "not started: " + startErr.Error(),
 			Fix: "fix the configuration the message names"})
@@ -24,7 +25,7 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	seen := map[string]bool{}
 	for _, s := range cfg.Servers {
 		seen[s.ID] = true
-		r.add(serverCheck(s, statuses[s.ID], startErr, limit))
+		r.add(serverCheck(s, statuses[s.ID], denied[s.ID], startErr, limit))
 	}
 	// Servers the host was handed in code (host.WithInProcessServer).
 	var extra []string
@@ -36,7 +37,7 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	sort.Strings(extra)
 	for _, id := range extra {
 		st := statuses[id]
-		r.add(serverCheck(&config.Server{ID: id, Transport: st.Transport, Enabled: st.Enabled, Source: st.Source}, st, startErr, limit))
+		r.add(serverCheck(&config.Server{ID: id, Transport: st.Transport, Enabled: st.Enabled, Source: st.Source}, st, denied[id], startErr, limit))
 	}
 	if len(cfg.Servers)+len(extra) == 0 {
 		r.add(Check{Kind: KindServer, Subject: "servers", Status: Warn, Message: "no server is configured",
@@ -44,12 +45,15 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 	}
 }
 
-func serverCheck(s *config.Server, st host.ServerStatus, startErr error, limit time.Duration) Check {
+// serverCheck reports one server; denied is how many of its tools the
+// policy always denies.
+func serverCheck(s *config.Server, st host.ServerStatus, denied int, startErr error, limit time.Duration) Check {
 	c := Check{Kind: KindServer, Subject: s.ID}
 	switch {
 	case s.Err != nil:
-		c.Status, c.Message = Fail, "invalid entry: "+s.Err.Error()
-		c.Fix = fmt.Sprintf("fix the entry in %s; the other servers are not affected", s.Source)
+		c.Status = Fail
+		c.Message, c.Details = entryProblems(s.Err)
+		c.Fix = entryFix(s)
 		return c
 	case s.Untrusted:
 		c.Status, c.Message = Skip, "not started: it comes from a project file that is not trusted (see trust)"
@@ -64,7 +68,11 @@ func serverCheck(s *config.Server, st host.ServerStatus, startErr error, limit t
 	case host.StateReady:
 		c.LatencyMS = st.ConnectDuration.Milliseconds()
 		c.Status = OK
-		parts := []string{fmt.Sprintf("connected in %s", st.ConnectDuration.Round(time.Millisecond)), plural(st.Tools, "tool")}
+		tools := plural(st.Tools, "tool")
+		if denied > 0 {
+			tools += fmt.Sprintf(" (%d denied by the policy)", denied)
+		}
+		parts := []string{fmt.Sprintf("connected in %s", st.ConnectDuration.Round(time.Millisecond)), tools}
 		if name := strings.TrimSpace(st.ServerName + " " + st.ServerVersion); name != "" {
 			parts = append(parts, name)
 		}
@@ -124,16 +132,63 @@ func connectFix(s *config.Server, errText string) string {
 	return fmt.Sprintf("check the url in %s and that the server is up; \"mcphost mcp test %s\" tries it alone", s.Source, s.ID)
 }
 
-// stderrTail is the last lines a server wrote to stderr, unless the error
-// already quotes the only one: the cause is said once.
+// entryProblems is the message of an invalid entry and, when it has more
+// than one problem, each of them as a detail line (not one line holding
+// newlines).
+func entryProblems(err error) (string, []string) {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) < 2 {
+		return "invalid entry: " + err.Error(), nil
+	}
+	var details []string
+	for _, e := range joined.Unwrap() {
+		details = append(details, e.Error())
+	}
+	return fmt.Sprintf("invalid entry: %d problems", len(details)), details
+}
+
+// entryFix is what to do about an invalid entry: when what is missing is
+// a variable or a secret, the entry is right and that is what to set.
+func entryFix(s *config.Server) string {
+	var (
+		unset  *config.UnsetVariableError
+		secret *config.SecretError
+		fixes  []string
+	)
+	if errors.As(s.Err, &unset) {
+		fixes = append(fixes, fmt.Sprintf("set the variable %s in the environment mcphost runs in (export %s=...), or give it a default in the entry: ${%s:-default}", unset.Name, unset.Name, unset.Name))
+	}
+	if errors.As(s.Err, &secret) {
+		fixes = append(fixes, fmt.Sprintf("store the secret: mcphost secret set %s (the value on stdin)", secret.Name))
+	}
+	if len(fixes) > 0 && !otherProblems(s.Err) {
+		return strings.Join(fixes, "; ")
+	}
+	fixes = append(fixes, fmt.Sprintf("fix the entry in %s; the other servers are not affected", s.Source))
+	return strings.Join(fixes, "; ")
+}
+
+// otherProblems reports whether err holds a problem besides unset
+// variables and missing secrets.
+func otherProblems(err error) bool {
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		var unset *config.UnsetVariableError
+		var secret *config.SecretError
+		if !errors.As(e, &unset) && !errors.As(e, &secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// stderrTail is the lines of a server's stderr that say why it failed,
+// without the one its error quotes: the cause is said once.
 func stderrTail(lines []string, errText string) []string {
-	if len(lines) == 1 && strings.Contains(errText, fmt.Sprintf("last stderr line: %q", lines[0])) {
-		return nil
-	}
-	if len(lines) > maxStderrLines {
-		lines = lines[len(lines)-maxStderrLines:]
-	}
-	return append([]string(nil), lines...)
+	return stderrtail.Below(lines, errText)
 }
 
 func isRemote(s *config.Server) bool {

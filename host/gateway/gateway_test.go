@@ -312,6 +312,18 @@ func TestConfirmBecomesElicitation(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Fatalf("a client that cannot confirm: %+v %v; want a tool error", res, err)
 	}
+	// Nobody said no: the refusal says the client cannot be asked, and
+	// what the operator can change.
+	text := hosttest.Text(res)
+	for _, want := range []string{"every call is confirmed", "confirmation required, but no one can be asked: the client did not declare the elicitation capability",
+		"use a client that supports elicitation, or the gateway's operator can change the policy of stage test:confirm"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("refusal %q; want %q", text, want)
+		}
+	}
+	if strings.Contains(text, "declined") {
+		t.Errorf("refusal %q says declined, as if a person had said no", text)
+	}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

@@ -96,6 +96,16 @@ func (r *Relay) elicit(ctx context.Context, server string, params *mcp.ElicitPar
 	return res, nil
 }
 
+// cannotConfirm is the refusal of a confirmation the calling client cannot
+// be asked for.
+func cannotConfirm(stage string) error {
+	change := "change the policy of stage " + stage + " so that it allows or denies this call without asking"
+	if stage == "builtin:confirm-destructive" {
+		change = "list the tool in policy.confirm_except (in the user or local file) or allow or deny it in the policy"
+	}
+	return fmt.Errorf("%w: the client did not declare the elicitation capability, so it cannot show a confirmation; use a client that supports elicitation, or the gateway's operator can %s", host.ErrCannotAsk, change)
+}
+
 // canElicit reports whether a client with caps can answer params: a URL
 // elicitation needs the url capability; a form, the form capability (or
 // neither named, which older clients mean as forms).
@@ -175,11 +185,12 @@ func (r *Relay) sample(ctx context.Context, server string, params *mcp.CreateMes
 }
 
 // confirm asks the calling client to approve a call a policy wants
-// confirmed, as an elicitation; a client that cannot elicit gets a denial.
+// confirmed, as an elicitation; a client that cannot elicit gets a denial
+// that says so (nobody said no) and what the operator can change.
 func (r *Relay) confirm(ctx context.Context, req host.ConfirmRequest) (bool, error) {
 	p, _ := ctx.Value(pendingKey{}).(*pending)
 	if p == nil || !canElicit(p.caps, &mcp.ElicitParams{}) { // a form
-		return false, nil
+		return false, cannotConfirm(req.Stage)
 	}
 	args, _ := json.Marshal(req.Arguments)
 	if len(args) > 2000 {

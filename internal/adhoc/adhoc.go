@@ -79,6 +79,7 @@ func Config(opts config.LoadOptions, base *config.Config, spec Spec) (*config.Co
 			return nil, flagError(id, s.Err)
 		}
 		s.Source = Source
+		s.AdHoc = true
 		cfg.Servers = []*config.Server{s}
 		return cfg, nil
 	}
