@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -294,5 +295,36 @@ func TestSecretValuesSkipsWordsAndNumbers(t *testing.T) {
 		if strings.Contains("|"+got+"|", not) {
 			t.Errorf("SecretValues holds %q, which would mangle output: %s", not, got)
 		}
+	}
+}
+
+// An edit of a project's file leaves nothing else in the project: its lock
+// is in the state directory, named after the file. (Older versions left
+// ..mcphost.yaml.lock beside it, which got committed.)
+func TestProjectEditLeavesNoLockInProject(t *testing.T) {
+	e := newEnv(t)
+	state := filepath.Join(filepath.Dir(e.work), "state")
+	opts := e.opts()
+	opts.StateDir = state
+	if _, err := AddServer(opts, ScopeProject, ServerEntry{ID: "a", Command: "x"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetEnabled(opts, ScopeProject, "a", false); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(e.work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range entries {
+		names = append(names, de.Name())
+	}
+	if !slices.Equal(names, []string{".mcphost.yaml"}) {
+		t.Errorf("project directory holds %v, want only .mcphost.yaml", names)
+	}
+	locks, err := os.ReadDir(filepath.Join(state, "locks"))
+	if err != nil || len(locks) != 1 || !strings.HasPrefix(locks[0].Name(), "mcphost.yaml-") {
+		t.Errorf("state directory's locks: %v (%v), want the project file's", locks, err)
 	}
 }
