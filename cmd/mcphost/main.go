@@ -90,6 +90,7 @@ type app struct {
 	// and the host default to: the user's global config directory, the
 	// current directory, the process environment, no extra host options.
 	globalDir   string
+	stateDir    string // locks of edits, backups ("": the user's state directory)
 	workDir     string
 	environ     []string      // nil: os.Environ()
 	hostOptions []host.Option // added to every host the command starts

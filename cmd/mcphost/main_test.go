@@ -20,8 +20,16 @@ import (
 const failAfter = 2 * time.Minute
 
 func TestMain(m *testing.M) {
+	// A test that leaves the state directory (locks, backups) at its
+	// default writes into this one, not the real user's.
+	state, err := os.MkdirTemp("", "mcphost-cmd-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	hosttest.CleanupTestServer()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 
@@ -32,6 +40,7 @@ func TestMain(m *testing.M) {
 type testEnv struct {
 	t          *testing.T
 	global     string        // global config directory (config.yaml, trust records)
+	state      string        // user state directory (locks, backups)
 	work       string        // project directory (.mcphost.yaml)
 	environ    []string      // the environment config sees (MCPHOST_*, ${VAR})
 	hostOpts   []host.Option // extra host options, e.g. in-process servers
@@ -41,7 +50,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	return &testEnv{t: t, global: t.TempDir(), work: t.TempDir(), environ: []string{}}
+	return &testEnv{t: t, global: t.TempDir(), state: t.TempDir(), work: t.TempDir(), environ: []string{}}
 }
 
 // results is the directory of full results the env's commands share (made
@@ -76,7 +85,7 @@ func (e *testEnv) runStdin(stdin string, args ...string) result {
 	defer cancel()
 	var stdout, stderr testenv.Buffer
 	a := newApp(strings.NewReader(stdin), &stdout, &stderr)
-	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.globalDir, a.stateDir, a.workDir, a.environ = e.global, e.state, e.work, e.environ
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
 	if e.terminal {

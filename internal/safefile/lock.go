@@ -31,7 +31,7 @@ func Lock(path string, wait time.Duration) (unlock func(), err error) {
 // existing one that others may write to, or a symbolic link at the lock's
 // name, is refused.
 func LockIn(dir, path string, wait time.Duration) (unlock func(), err error) {
-	if err := privateDir(dir); err != nil {
+	if err := PrivateDir(dir); err != nil {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	return lockFile(path, filepath.Join(dir, userdirs.KeyedName(path)+".lock"), wait)

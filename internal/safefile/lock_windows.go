@@ -25,7 +25,3 @@ func releaseLock(f *os.File) {
 func openLock(lp string) (*os.File, error) {
 	return os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
 }
-
-// privateDir makes dir if it is missing; under the user's profile it is
-// the user's (Windows has no mode bits to check).
-func privateDir(dir string) error { return os.MkdirAll(dir, 0o700) }
