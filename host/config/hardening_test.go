@@ -214,27 +214,33 @@ func TestTrustCoversProjectPlugins(t *testing.T) {
 }
 
 // Ten writers adding to one file at once all land: each edit holds the
-// file's lock from reading to renaming. (flock locks open files, so
-// goroutines with their own descriptors contend as processes do.)
+// file's lock (in the state directory) from reading to renaming. (flock
+// locks open files, so goroutines with their own descriptors contend as
+// processes do.) The project's file is locked as the user's is.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
-	e := newEnv(t)
-	var wg sync.WaitGroup
-	errs := make([]error, 10)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = AddServer(e.opts(), ScopeGlobal, ServerEntry{ID: fmt.Sprintf("s%d", i), Command: "x"}, false)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("writer %d: %v", i, err)
+	for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
+		e := newEnv(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 10)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = AddServer(e.opts(), scope, ServerEntry{ID: fmt.Sprintf("s%d", i), Command: "x"}, false)
+			}()
 		}
-	}
-	if got := len(e.load().Servers); got != 10 {
-		t.Fatalf("%d servers in the file, want all 10", got)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("%s: writer %d: %v", scope, i, err)
+			}
+		}
+		if scope == ScopeProject {
+			e.trust()
+		}
+		if got := len(e.load().Servers); got != 10 {
+			t.Fatalf("%s: %d servers in the file, want all 10", scope, got)
+		}
 	}
 }
 

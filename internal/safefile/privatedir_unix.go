@@ -24,7 +24,7 @@ func PrivateDir(dir string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("%s is not a directory (a symbolic link?): remove it, mcphost makes it", dir)
 	case ok && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("%s belongs to another user: remove it, or set XDG_STATE_HOME to a directory of yours", dir)
+		return fmt.Errorf("%s belongs to another user: remove it, or point XDG_STATE_HOME (XDG_CACHE_HOME for the cache) at a directory of yours", dir)
 	case fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%s may be written by others (mode %04o): run chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
