@@ -334,3 +334,18 @@ func TestProjectEditLeavesNoLockInProject(t *testing.T) {
 		t.Errorf("state directory's locks: %v (%v), want the project file's", locks, err)
 	}
 }
+
+// With no state directory to lock in (no XDG_STATE_HOME, no home), an edit
+// is refused, saying what to set, rather than locking somewhere shared.
+func TestEditWithoutStateDirIsRefused(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "")
+	e := newEnv(t)
+	_, err := AddServer(e.opts(), ScopeProject, ServerEntry{ID: "a", Command: "x"}, false)
+	if err == nil || !strings.Contains(err.Error(), "XDG_STATE_HOME") || !strings.Contains(err.Error(), ".mcphost.yaml") {
+		t.Fatalf("edit without a state directory: %v", err)
+	}
+	if entries, _ := os.ReadDir(e.work); len(entries) != 0 {
+		t.Errorf("project directory holds %v after a refused edit", entries)
+	}
+}

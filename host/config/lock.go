@@ -24,7 +24,7 @@ func lockFile(r *resolved, path string) (unlock func(), err error) {
 	dir := r.stateDir
 	if dir == "" {
 		if dir, err = userdirs.ProcessState(); err != nil {
-			return nil, fmt.Errorf("config: cannot lock %s for the edit: %w (or LoadOptions.StateDir)", path, err)
+			return nil, fmt.Errorf("config: cannot lock %s for the edit: %w", path, err)
 		}
 	}
 	unlock, err = safefile.LockIn(filepath.Join(dir, "locks"), path, lockWait)
