@@ -164,7 +164,9 @@ func (a *app) toolNameCandidates(prefix string) []string {
 	var out []string
 	n := 0
 	for _, s := range cfg.Servers {
-		if !s.Enabled || s.Untrusted || s.Err != nil {
+		// s.Err is not looked at: without the secret store, a server
+		// that uses ${secret:NAME} has one here, and still runs.
+		if !s.Enabled || s.Untrusted {
 			continue
 		}
 		for _, t := range c.Servers[s.ID] {

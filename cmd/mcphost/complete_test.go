@@ -160,6 +160,22 @@ func TestCompleteEscapesServerText(t *testing.T) {
 	}
 }
 
+// Completion does not open the secret store (a keychain may prompt), so a
+// server whose entry uses ${secret:NAME} cannot be resolved there; its
+// tools are offered all the same.
+func TestCompleteServerWithSecret(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.global, "config.yaml"), "servers:\n  ev: {command: ev-server, env: {TOKEN: \"${secret:ev-token}\"}}\n")
+	data, err := json.Marshal(toolCache{Version: completionCacheVersion, Servers: map[string][]cachedTool{"ev": {{Name: "mcp__ev__echo"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, e.completionCache(), string(data))
+	wantValues(t, "call mcp__ev", e.complete("call", "mcp__ev"), "mcp__ev__echo")
+	wantValues(t, "mcp get", e.complete("mcp", "get", ""), "ev")
+}
+
 // Server ids (mcp get/remove/enable/disable/test, login, logout, --server)
 // and plugin names come from the configuration; flags with fixed values
 // complete them; client install completes the clients.
