@@ -104,6 +104,7 @@ func (a *app) startForTool(ctx context.Context, f *adhocFlags, name string) (*ho
 		if h, err = a.startHostFor(ctx, name); err != nil {
 			return nil, host.Tool{}, err
 		}
+		a.rememberTools(h)
 		tool, ok = h.Resolve(name)
 	}
 	if !ok {
@@ -121,6 +122,9 @@ func (a *app) startForTool(ctx context.Context, f *adhocFlags, name string) (*ho
 func (a *app) startListing(ctx context.Context, f *adhocFlags, serverID string) (*host.Host, string, error) {
 	if !f.set() {
 		h, err := a.startHost(ctx, serverID)
+		if err == nil {
+			a.rememberTools(h)
+		}
 		return h, serverID, err
 	}
 	if serverID != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcphost/mcphost/host/clientconf"
 	"github.com/mcphost/mcphost/internal/termtext"
+	"github.com/mcphost/mcphost/internal/userdirs"
 )
 
 // projectCommand is what a project's entry runs unless --command: the
@@ -86,9 +87,10 @@ another. With --config FILE, the entry runs "mcphost serve --config FILE".
 
 The change is shown first, then asked for on a terminal; --yes writes without
 asking, --dry-run only shows it. The rest of the file is kept as it is
-(comments, order, formatting); the previous file is kept beside it as
-FILE.mcphost-backup-DATE. A symbolic link is written at its target (shown),
-and the backup kept beside the target; a project's file that leads out of the
+(comments, order, formatting); the previous file is kept in the user's state
+directory ($XDG_STATE_HOME/mcphost/backups, else ~/.local/state/mcphost/backups)
+as FILE-HASH.DATE (the path is printed), never in the project. A symbolic link
+is written at its target (shown); a project's file that leads out of the
 project is refused. An entry of that name that runs something else is
 replaced only with --force.
 
@@ -263,7 +265,12 @@ func (a *app) askWrite(ctx context.Context, path string) (bool, error) {
 // given to the app (tests), only that one is read: HOME from it, never the
 // process's, so that nothing reaches the real home directory.
 func (a *app) clientInstallEnv() (clientconf.Env, error) {
-	env := clientconf.Env{GOOS: runtime.GOOS, WorkDir: a.workDir}
+	env := clientconf.Env{GOOS: runtime.GOOS, WorkDir: a.workDir, StateDir: a.stateDir}
+	if env.StateDir == "" {
+		// The state directory of the config edits' locks, so that one
+		// place holds what mcphost keeps about the files it edits.
+		env.StateDir, _ = userdirs.ProcessState()
+	}
 	if env.WorkDir == "" {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcphost/mcphost/internal/userdirs"
 )
 
 const fakeMcphost = "/opt/mcphost/bin/mcphost"
@@ -25,6 +27,12 @@ func newClientEnv(t *testing.T) (*testEnv, string) {
 	}
 	e.environ = []string{"HOME=" + home}
 	return e, home
+}
+
+// backupsOf lists the backups of path in the env's state directory.
+func (e *testEnv) backupsOf(path string) []string {
+	m, _ := filepath.Glob(filepath.Join(e.state, "backups", userdirs.KeyedName(path)+".*"))
+	return m
 }
 
 func fileText(t *testing.T, path string) string {
@@ -67,7 +75,7 @@ func TestClientInstallDryRun(t *testing.T) {
 	if fileText(t, path) != orig {
 		t.Fatal("--dry-run wrote the file")
 	}
-	if m, _ := filepath.Glob(path + ".mcphost-backup-*"); len(m) != 0 {
+	if m := e.backupsOf(path); len(m) != 0 {
 		t.Fatalf("--dry-run left backups: %v", m)
 	}
 }
@@ -96,7 +104,7 @@ func TestClientInstallNeedsConfirmation(t *testing.T) {
 		t.Fatal("written although not confirmed")
 	}
 	r = e.runStdin("y\n", "client", "install", "codex", "--command", fakeMcphost)
-	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+path) || !strings.Contains(r.stdout, "the previous version is kept in "+path+".mcphost-backup-") {
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+path) || !strings.Contains(r.stdout, "the previous version is kept in "+filepath.Join(e.state, "backups", userdirs.KeyedName(path))+".") {
 		t.Fatalf("answer y:\n%s", r)
 	}
 	want := orig + "\n[mcp_servers.mcphost]\ncommand = \"" + fakeMcphost + "\"\nargs = [\"serve\"]\n"
@@ -111,7 +119,7 @@ func TestClientInstallNeedsConfirmation(t *testing.T) {
 	if fileText(t, path) != orig {
 		t.Fatalf("install then uninstall changed the file:\n%s", fileText(t, path))
 	}
-	if m, _ := filepath.Glob(path + ".mcphost-backup-*"); len(m) != 2 {
+	if m := e.backupsOf(path); len(m) != 2 {
 		t.Fatalf("want a backup per write, got %v", m)
 	}
 }
@@ -304,7 +312,7 @@ func TestClientInstallRefusesProjectLinkToHome(t *testing.T) {
 }
 
 // A user's file that is a link (dotfiles): the target is shown, written,
-// and its backup kept beside it.
+// and its backup named after it, in the state directory.
 func TestClientInstallShowsLinkTarget(t *testing.T) {
 	e, home := newClientEnv(t)
 	target := writeFile(t, filepath.Join(home, "dotfiles", "cursor.json"), `{"mcpServers": {}}`)
@@ -313,7 +321,7 @@ func TestClientInstallShowsLinkTarget(t *testing.T) {
 	r := e.must(0, "client", "install", "cursor", "--command", fakeMcphost, "--yes")
 	wantContains(t, "install", r.stdout,
 		"Cursor (user scope): "+link+"\n(a symbolic link: the file edited is "+target+")",
-		"wrote "+target, "the previous version is kept in "+target+".mcphost-backup-")
+		"wrote "+target, "the previous version is kept in "+filepath.Join(e.state, "backups", userdirs.KeyedName(target))+".")
 	if m, _ := filepath.Glob(link + ".mcphost-backup-*"); len(m) != 0 {
 		t.Fatalf("backup beside the link: %v", m)
 	}

@@ -20,6 +20,7 @@ import (
 func (a *app) loadOptions() config.LoadOptions {
 	o := config.LoadOptions{
 		GlobalDir:  a.globalDir,
+		StateDir:   a.stateDir,
 		WorkDir:    a.workDir,
 		ConfigFile: a.configFile,
 		Environ:    a.environ,

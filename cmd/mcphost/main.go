@@ -90,6 +90,8 @@ type app struct {
 	// and the host default to: the user's global config directory, the
 	// current directory, the process environment, no extra host options.
 	globalDir   string
+	stateDir    string // locks of edits, backups ("": the user's state directory)
+	cacheDir    string // the completion cache ("": the user cache directory's mcphost)
 	workDir     string
 	environ     []string      // nil: os.Environ()
 	hostOptions []host.Option // added to every host the command starts
@@ -275,5 +277,6 @@ tools) a server that should run is in state error, reconnecting or needs-auth;
 		a.doctorCommand(),
 		a.versionCommand(root),
 	)
+	a.registerCompletions(root)
 	return root
 }

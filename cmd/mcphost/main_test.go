@@ -20,8 +20,18 @@ import (
 const failAfter = 2 * time.Minute
 
 func TestMain(m *testing.M) {
+	// A test that leaves the state directory (locks, backups) or the
+	// cache directory (completion) at its default writes into this run's,
+	// not the real user's.
+	dirs, err := os.MkdirTemp("", "mcphost-cmd-dirs-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dirs, "state"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dirs, "cache"))
 	code := m.Run()
 	hosttest.CleanupTestServer()
+	os.RemoveAll(dirs)
 	os.Exit(code)
 }
 
@@ -32,6 +42,8 @@ func TestMain(m *testing.M) {
 type testEnv struct {
 	t          *testing.T
 	global     string        // global config directory (config.yaml, trust records)
+	state      string        // user state directory (locks, backups)
+	cache      string        // mcphost's user cache directory (completion)
 	work       string        // project directory (.mcphost.yaml)
 	environ    []string      // the environment config sees (MCPHOST_*, ${VAR})
 	hostOpts   []host.Option // extra host options, e.g. in-process servers
@@ -41,7 +53,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	return &testEnv{t: t, global: t.TempDir(), work: t.TempDir(), environ: []string{}}
+	return &testEnv{t: t, global: t.TempDir(), state: t.TempDir(), cache: t.TempDir(), work: t.TempDir(), environ: []string{}}
 }
 
 // results is the directory of full results the env's commands share (made
@@ -76,7 +88,7 @@ func (e *testEnv) runStdin(stdin string, args ...string) result {
 	defer cancel()
 	var stdout, stderr testenv.Buffer
 	a := newApp(strings.NewReader(stdin), &stdout, &stderr)
-	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.globalDir, a.stateDir, a.cacheDir, a.workDir, a.environ = e.global, e.state, e.cache, e.work, e.environ
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
 	if e.terminal {

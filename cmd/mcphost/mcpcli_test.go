@@ -39,7 +39,7 @@ func TestMCPAddLocalByDefault(t *testing.T) {
 	wantContains(t, "call", r.stdout, "hello")
 
 	// Another directory does not see it.
-	other := &testEnv{t: t, global: e.global, work: t.TempDir(), environ: []string{}}
+	other := &testEnv{t: t, global: e.global, state: e.state, cache: e.cache, work: t.TempDir(), environ: []string{}}
 	if l := other.listServers(); len(l) != 0 {
 		t.Errorf("another directory sees %v", l)
 	}

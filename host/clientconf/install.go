@@ -16,6 +16,7 @@ import (
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/safefile"
 	"github.com/mcphost/mcphost/internal/termtext"
+	"github.com/mcphost/mcphost/internal/userdirs"
 )
 
 // DefaultEntryName is the name of the entry "client install" writes.
@@ -128,6 +129,10 @@ type Change struct {
 	before, after []byte
 	oldEntry      any      // the entry being replaced or removed (masked before display)
 	newEntry      entryObj // the entry being added
+	// backupDir is where Apply keeps the file as it was; backupErr says
+	// why there is none (no state directory is known).
+	backupDir string
+	backupErr error
 }
 
 // ConflictError is an existing entry of the same name that install would
@@ -251,6 +256,11 @@ func planChange(kind Kind, env Env, o InstallOptions, install bool) (*Change, er
 		return nil, err
 	}
 	c.before, c.existed, c.Created = data, existed, !existed
+	if dir, err := env.stateDir(); err != nil {
+		c.backupErr = err
+	} else {
+		c.backupDir = filepath.Join(dir, "backups")
+	}
 	ed := entryEditor{shape: sh, path: c.Path, name: name}
 	if install {
 		c.newEntry = sh.entry(o.Command, o.args())
@@ -462,7 +472,8 @@ func entryCommand(entry any) string {
 var ErrChanged = errors.New("changed since it was read")
 
 // Apply writes the change at Target: a backup of the file as it was
-// (returned; "" for a new file) beside it, then the new content through a
+// (returned; "" for a new file) in the user's state directory (see
+// writeBackup), then the new content through a
 // temporary file and a rename, keeping the file's mode (a new file gets
 // 0600, a new directory 0700). If the file changed since Plan read it (the
 // client writing it), or Path now leads elsewhere, nothing is written.
@@ -485,7 +496,10 @@ func (c *Change) Apply() (backup string, err error) {
 		return "", fmt.Errorf("clientconf: %s %w (is the client running and writing it?): nothing was written; run the command again", termtext.Line(c.Target), ErrChanged)
 	}
 	if c.existed {
-		if backup, err = writeBackup(c.Target, c.before, time.Now()); err != nil {
+		if c.backupErr != nil {
+			return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", termtext.Line(c.Target), c.backupErr)
+		}
+		if backup, err = writeBackup(c.backupDir, c.Target, c.before, time.Now()); err != nil {
 			return "", err
 		}
 	}
@@ -495,10 +509,16 @@ func (c *Change) Apply() (backup string, err error) {
 	return backup, nil
 }
 
-// writeBackup keeps data beside path, in a new file (never overwriting an
-// earlier backup) of mode 0600: the file may hold other servers' secrets.
-func writeBackup(path string, data []byte, now time.Time) (string, error) {
-	base := path + ".mcphost-backup-" + now.Format("20060102-150405")
+// writeBackup keeps data in dir (private, made if missing), in a new file
+// (never overwriting an earlier backup, never following a link) of mode
+// 0600: the file may hold other servers' secrets. Its name starts with
+// path's base name and a hash of path (userdirs.KeyedName), then the date:
+// a person finds the backups of one file by listing the directory.
+func writeBackup(dir, path string, data []byte, now time.Time) (string, error) {
+	if err := safefile.PrivateDir(dir); err != nil {
+		return "", fmt.Errorf("clientconf: keeping a backup of %s: %w (nothing was written)", termtext.Line(path), err)
+	}
+	base := filepath.Join(dir, userdirs.KeyedName(path)+"."+now.Format("20060102-150405"))
 	for i := 1; i <= 100; i++ {
 		name := base
 		if i > 1 {

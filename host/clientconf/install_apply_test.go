@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcphost/mcphost/internal/userdirs"
 )
 
 // testInstallEnv is a home and a project directory of their own.
@@ -108,8 +110,9 @@ func TestApplyKeepsModeAndBackup(t *testing.T) {
 	if fi, _ := os.Stat(b1); fi.Mode().Perm() != 0o600 {
 		t.Errorf("backup mode %v, want 0600", fi.Mode().Perm())
 	}
-	if filepath.Dir(b1) != filepath.Dir(path) || !strings.HasPrefix(filepath.Base(b1), "mcp.json.mcphost-backup-") {
-		t.Errorf("backup %s not beside %s", b1, path)
+	wantBackupOf(t, b1, path)
+	if fi, _ := os.Stat(filepath.Dir(b1)); fi.Mode().Perm() != 0o700 {
+		t.Errorf("backup directory mode %v, want 0700", fi.Mode().Perm())
 	}
 	installed := readBytes(t, path)
 	b2 := apply(t, uninstallAt(t, Cursor, path))
@@ -122,8 +125,8 @@ func TestApplyKeepsModeAndBackup(t *testing.T) {
 }
 
 // TestApplyFollowsSymlink: a symlinked file (dotfiles) is written at its
-// target, which the Change names, the link stays, and the backup is kept
-// beside the target; a dangling link is refused.
+// target, which the Change names, the link stays, and the backup is named
+// after the target; a dangling link is refused.
 func TestApplyFollowsSymlink(t *testing.T) {
 	dir := realTempDir(t)
 	target := filepath.Join(dir, "dotfiles", "settings.json")
@@ -141,9 +144,7 @@ func TestApplyFollowsSymlink(t *testing.T) {
 	if c.Path != link || c.Target != target {
 		t.Fatalf("path %s target %s, want %s and %s", c.Path, c.Target, link, target)
 	}
-	if backup := apply(t, c); filepath.Dir(backup) != filepath.Dir(target) {
-		t.Errorf("backup %s is not beside the target %s", backup, target)
-	}
+	wantBackupOf(t, apply(t, c), target)
 	if m, _ := filepath.Glob(link + ".mcphost-backup-*"); len(m) != 0 {
 		t.Errorf("backup beside the link: %v", m)
 	}
@@ -162,7 +163,7 @@ func TestApplyFollowsSymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "nowhere", "x.json"), dangling); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PlanInstall(Gemini, Env{}, InstallOptions{File: dangling, Command: testCommand}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := PlanInstall(Gemini, stateEnv(t), InstallOptions{File: dangling, Command: testCommand}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("dangling link: %v", err)
 	}
 }
@@ -181,7 +182,7 @@ func TestApplyRefusesChangedFile(t *testing.T) {
 	if got := string(readBytes(t, path)); !strings.Contains(got, `"new"`) || strings.Contains(got, "mcphost") {
 		t.Fatalf("the client's edit was lost: %s", got)
 	}
-	matches, _ := filepath.Glob(path + ".mcphost-backup-*")
+	matches, _ := filepath.Glob(filepath.Join(c.backupDir, "*"))
 	if len(matches) != 0 {
 		t.Fatalf("backups left: %v", matches)
 	}
@@ -325,7 +326,7 @@ func TestInstallRefusesProjectLinkOutside(t *testing.T) {
 		})
 	}
 	// A link to another file of the project is fine: written at its
-	// target, the backup beside it.
+	// target, the backup named after it.
 	os.RemoveAll(filepath.Join(env.WorkDir, ".cursor"))
 	shared := filepath.Join(env.WorkDir, "shared", "mcp.json")
 	if err := os.MkdirAll(filepath.Dir(shared), 0o700); err != nil {
@@ -342,8 +343,18 @@ func TestInstallRefusesProjectLinkOutside(t *testing.T) {
 	if c.Path != projFile || c.Target != shared {
 		t.Fatalf("path %s target %s", c.Path, c.Target)
 	}
-	if backup := apply(t, c); filepath.Dir(backup) != filepath.Dir(shared) {
-		t.Fatalf("backup %s not beside %s", backup, shared)
+	wantBackupOf(t, apply(t, c), shared)
+}
+
+// wantBackupOf checks that backup is a backup of path in a state
+// directory's backups/, under a name that starts with path's.
+func wantBackupOf(t *testing.T, backup, path string) {
+	t.Helper()
+	if filepath.Base(filepath.Dir(backup)) != "backups" || !strings.HasPrefix(filepath.Base(backup), userdirs.KeyedName(path)+".") {
+		t.Errorf("backup %s is not %s's in a state directory", backup, path)
+	}
+	if filepath.Dir(backup) == filepath.Dir(path) {
+		t.Errorf("backup %s is beside the file", backup)
 	}
 }
 
@@ -399,7 +410,7 @@ func TestApplyRefusesRetargetedLink(t *testing.T) {
 func TestForeignTextStaysOnOneLine(t *testing.T) {
 	fake := "x\nvscode user installed /fake"
 	path := putFile(t, "mcp.json", []byte(`{"mcpServers": {"mcphost": {"command": "x\nvscode user installed /fake", "args": ["serve"]}}}`))
-	_, err := PlanInstall(Cursor, Env{}, InstallOptions{File: path, Command: testCommand})
+	_, err := PlanInstall(Cursor, stateEnv(t), InstallOptions{File: path, Command: testCommand})
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) || conflict.Command != fake {
 		t.Fatalf("want a conflict, got %v", err)
@@ -408,16 +419,33 @@ func TestForeignTextStaysOnOneLine(t *testing.T) {
 		t.Fatalf("the error is not one line with the command quoted: %q", err)
 	}
 	path = putFile(t, "mcp.json", []byte(`{"mcpServers": {"mcphost": {"command": "x\nvscode user installed /fake", "args": ["other"]}}}`))
-	if _, err := PlanUninstall(Cursor, Env{}, InstallOptions{File: path}); err == nil || strings.Contains(err.Error(), "\n") {
+	if _, err := PlanUninstall(Cursor, stateEnv(t), InstallOptions{File: path}); err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("uninstall: %q", err)
 	}
 	path = putFile(t, "config.toml", []byte("[mcp_servers.mcphost]\ncommand = \"x\"\n\"k\\n+ injected\" = 1\n"))
-	c, err := PlanInstall(Codex, Env{}, InstallOptions{File: path, Command: testCommand, Force: true})
+	c, err := PlanInstall(Codex, stateEnv(t), InstallOptions{File: path, Command: testCommand, Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 3 lines removed (the table, command, the key), 3 added.
 	if lines := strings.Split(strings.TrimSuffix(c.Diff(), "\n"), "\n"); len(lines) != 6 || strings.Contains(c.Diff(), "\n- + injected") {
 		t.Fatalf("the key added a line to the diff:\n%s", c.Diff())
+	}
+}
+
+// Without a state directory there is nowhere to keep the backup: Apply
+// writes nothing rather than change a file with no way back.
+func TestApplyWithoutStateDirWritesNothing(t *testing.T) {
+	orig := []byte(`{"mcpServers": {}}`)
+	path := putFile(t, "mcp.json", orig)
+	c, err := PlanInstall(Cursor, Env{GOOS: "linux"}, InstallOptions{File: path, Command: testCommand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Apply(); err == nil || !strings.Contains(err.Error(), "XDG_STATE_HOME") || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("Apply without a state directory: %v", err)
+	}
+	if got := readBytes(t, path); string(got) != string(orig) {
+		t.Fatalf("the file changed:\n%s", got)
 	}
 }

@@ -57,7 +57,7 @@ func readBytes(t *testing.T, path string) []byte {
 
 func installAt(t *testing.T, kind Kind, path string) *Change {
 	t.Helper()
-	c, err := PlanInstall(kind, Env{}, InstallOptions{File: path, Command: testCommand})
+	c, err := PlanInstall(kind, stateEnv(t), InstallOptions{File: path, Command: testCommand})
 	if err != nil {
 		t.Fatalf("install into %s: %v", filepath.Base(path), err)
 	}
@@ -66,7 +66,7 @@ func installAt(t *testing.T, kind Kind, path string) *Change {
 
 func uninstallAt(t *testing.T, kind Kind, path string) *Change {
 	t.Helper()
-	c, err := PlanUninstall(kind, Env{}, InstallOptions{File: path})
+	c, err := PlanUninstall(kind, stateEnv(t), InstallOptions{File: path})
 	if err != nil {
 		t.Fatalf("uninstall from %s: %v", filepath.Base(path), err)
 	}
@@ -265,12 +265,12 @@ func TestInstallConflict(t *testing.T) {
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			path := putFile(t, "f", []byte(tc.src))
-			_, err := PlanInstall(tc.kind, Env{}, InstallOptions{File: path, Command: testCommand})
+			_, err := PlanInstall(tc.kind, stateEnv(t), InstallOptions{File: path, Command: testCommand})
 			var conflict *ConflictError
 			if !errors.As(err, &conflict) || conflict.Command != "/old/mcphost" || !strings.Contains(err.Error(), "--force") {
 				t.Fatalf("want a conflict naming /old/mcphost and --force, got %v", err)
 			}
-			c, err := PlanInstall(tc.kind, Env{}, InstallOptions{File: path, Command: testCommand, Force: true})
+			c, err := PlanInstall(tc.kind, stateEnv(t), InstallOptions{File: path, Command: testCommand, Force: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +311,7 @@ func TestInstallKeepsAdditions(t *testing.T) {
 		}
 	}
 	path := putFile(t, "f", []byte(`{"servers": {"mcphost": {"command": "/opt/mcphost/bin/mcphost", "args": ["serve"]}}}`))
-	if _, err := PlanInstall(VSCode, Env{}, InstallOptions{File: path, Command: testCommand}); err == nil {
+	if _, err := PlanInstall(VSCode, stateEnv(t), InstallOptions{File: path, Command: testCommand}); err == nil {
 		t.Error("VS Code entry without \"type\": \"stdio\" counted as installed")
 	}
 }
@@ -321,12 +321,12 @@ func TestInstallKeepsAdditions(t *testing.T) {
 func TestUninstallOnlyOurs(t *testing.T) {
 	src := `{"mcpServers": {"mcphost": {"command": "npx", "args": ["some-server"]}, "b": {"command": "y"}}}`
 	path := putFile(t, "f.json", []byte(src))
-	_, err := PlanUninstall(Cursor, Env{}, InstallOptions{File: path})
+	_, err := PlanUninstall(Cursor, stateEnv(t), InstallOptions{File: path})
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) || conflict.Install || !strings.Contains(err.Error(), "npx") {
 		t.Fatalf("want a refusal naming npx, got %v", err)
 	}
-	c, err := PlanUninstall(Cursor, Env{}, InstallOptions{File: path, Force: true})
+	c, err := PlanUninstall(Cursor, stateEnv(t), InstallOptions{File: path, Force: true})
 	if err != nil || c.Action != ActionRemove {
 		t.Fatalf("forced uninstall: %v %v", c, err)
 	}
@@ -336,7 +336,7 @@ func TestUninstallOnlyOurs(t *testing.T) {
 	// A renamed or moved mcphost still counts as ours.
 	for _, cmd := range []string{`C:\\Tools\\MCPHost.exe`, "/usr/local/bin/mcphost", "/custom/gw"} {
 		path := putFile(t, "f.json", []byte(`{"mcpServers": {"mcphost": {"command": "`+cmd+`", "args": ["serve", "--config", "x"]}}}`))
-		c, err := PlanUninstall(Cursor, Env{}, InstallOptions{File: path, Command: "/custom/gw"})
+		c, err := PlanUninstall(Cursor, stateEnv(t), InstallOptions{File: path, Command: "/custom/gw"})
 		if err != nil || c.Action != ActionRemove {
 			t.Fatalf("%s: %v %v", cmd, c, err)
 		}
@@ -362,7 +362,7 @@ func TestInstallRefusesBadFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := putFile(t, "f", []byte(tc.src))
-			_, err := PlanInstall(tc.kind, Env{}, InstallOptions{File: path, Command: testCommand})
+			_, err := PlanInstall(tc.kind, stateEnv(t), InstallOptions{File: path, Command: testCommand})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("want an error naming the file and %q, got %v", tc.want, err)
 			}
@@ -374,10 +374,10 @@ func TestInstallRefusesBadFiles(t *testing.T) {
 			}
 		})
 	}
-	if _, err := PlanInstall(Cursor, Env{}, InstallOptions{File: "x", Command: testCommand, Name: "a b"}); err == nil {
+	if _, err := PlanInstall(Cursor, stateEnv(t), InstallOptions{File: "x", Command: testCommand, Name: "a b"}); err == nil {
 		t.Fatal("a name with a space was accepted")
 	}
-	if _, err := PlanInstall(Goose, Env{}, InstallOptions{File: "x", Command: testCommand}); err == nil || !strings.Contains(err.Error(), "claude-desktop") {
+	if _, err := PlanInstall(Goose, stateEnv(t), InstallOptions{File: "x", Command: testCommand}); err == nil || !strings.Contains(err.Error(), "claude-desktop") {
 		t.Fatalf("goose: %v", err)
 	}
 }
@@ -390,11 +390,11 @@ func TestCodexDottedKeys(t *testing.T) {
 		"[mcp_servers]\nmcphost = { command = \"/usr/bin/mcphost\", args = [\"serve\"] }\n",
 	} {
 		path := putFile(t, "config.toml", []byte(src))
-		_, err := PlanUninstall(Codex, Env{}, InstallOptions{File: path})
+		_, err := PlanUninstall(Codex, stateEnv(t), InstallOptions{File: path})
 		if err == nil || !strings.Contains(err.Error(), "does not edit") {
 			t.Fatalf("%q: want a refusal, got %v", src, err)
 		}
-		_, err = PlanInstall(Codex, Env{}, InstallOptions{File: path, Command: testCommand, Force: true})
+		_, err = PlanInstall(Codex, stateEnv(t), InstallOptions{File: path, Command: testCommand, Force: true})
 		if err == nil || !strings.Contains(err.Error(), "[mcp_servers.mcphost]") {
 			t.Fatalf("%q: want a refusal showing the table, got %v", src, err)
 		}
@@ -404,4 +404,9 @@ func TestCodexDottedKeys(t *testing.T) {
 	if c := installAt(t, Codex, path); c.Action != ActionAdd {
 		t.Fatalf("action %v", c.Action)
 	}
+}
+
+// stateEnv locates nothing but the state directory, where backups go.
+func stateEnv(t *testing.T) Env {
+	return Env{StateDir: t.TempDir()}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcphost/mcphost/internal/userdirs"
 )
 
 // Kind names a client (or a format) by the word the CLI takes.
@@ -76,6 +78,20 @@ type Env struct {
 	// Getenv reads an environment variable (XDG_CONFIG_HOME, APPDATA,
 	// CODEX_HOME); nil reads none.
 	Getenv func(string) string
+	// StateDir is the user's state directory for mcphost, where backups of
+	// the files "client install" changes are kept (under backups/): not
+	// beside a project's file, where they would be committed. "": from
+	// XDG_STATE_HOME (Getenv) or Home (userdirs.State).
+	StateDir string
+}
+
+// stateDir is StateDir, or the user's state directory as Getenv and Home
+// say it is.
+func (e Env) stateDir() (string, error) {
+	if e.StateDir != "" {
+		return e.StateDir, nil
+	}
+	return userdirs.State(e.getenv, e.Home, e.GOOS)
 }
 
 func (e Env) getenv(k string) string {

@@ -34,7 +34,7 @@ func TestInstallRefusesTOMLStackShapes(t *testing.T) {
 	for name, src := range tomlStackShapes {
 		t.Run(name, func(t *testing.T) {
 			path := putFile(t, "config.toml", []byte(src))
-			_, err := PlanInstall(Codex, Env{}, InstallOptions{File: path, Command: testCommand})
+			_, err := PlanInstall(Codex, stateEnv(t), InstallOptions{File: path, Command: testCommand})
 			if err == nil || !strings.Contains(err.Error(), path) ||
 				!(strings.Contains(err.Error(), "dot-separated parts") || strings.Contains(err.Error(), "nests deeper")) {
 				t.Fatalf("PlanInstall = %v", err)

@@ -75,8 +75,8 @@ func scopeEdit(r *resolved, scope Scope, e fileEdit) fileEdit {
 // the user's own edits through mcphost keep the project trusted, while an
 // edit by anyone else, or of content the user did not type (see untyped),
 // still untrusts it.
-func editFile(path string, e fileEdit) error {
-	unlock, err := lockFile(path)
+func editFile(r *resolved, path string, e fileEdit) error {
+	unlock, err := lockFile(r, path)
 	if err != nil {
 		return err
 	}

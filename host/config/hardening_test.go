@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,27 +214,33 @@ func TestTrustCoversProjectPlugins(t *testing.T) {
 }
 
 // Ten writers adding to one file at once all land: each edit holds the
-// file's lock from reading to renaming. (flock locks open files, so
-// goroutines with their own descriptors contend as processes do.)
+// file's lock (in the state directory) from reading to renaming. (flock
+// locks open files, so goroutines with their own descriptors contend as
+// processes do.) The project's file is locked as the user's is.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
-	e := newEnv(t)
-	var wg sync.WaitGroup
-	errs := make([]error, 10)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = AddServer(e.opts(), ScopeGlobal, ServerEntry{ID: fmt.Sprintf("s%d", i), Command: "x"}, false)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("writer %d: %v", i, err)
+	for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
+		e := newEnv(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 10)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = AddServer(e.opts(), scope, ServerEntry{ID: fmt.Sprintf("s%d", i), Command: "x"}, false)
+			}()
 		}
-	}
-	if got := len(e.load().Servers); got != 10 {
-		t.Fatalf("%d servers in the file, want all 10", got)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("%s: writer %d: %v", scope, i, err)
+			}
+		}
+		if scope == ScopeProject {
+			e.trust()
+		}
+		if got := len(e.load().Servers); got != 10 {
+			t.Fatalf("%s: %d servers in the file, want all 10", scope, got)
+		}
 	}
 }
 
@@ -294,5 +301,51 @@ func TestSecretValuesSkipsWordsAndNumbers(t *testing.T) {
 		if strings.Contains("|"+got+"|", not) {
 			t.Errorf("SecretValues holds %q, which would mangle output: %s", not, got)
 		}
+	}
+}
+
+// An edit of a project's file leaves nothing else in the project: its lock
+// is in the state directory, named after the file. (Older versions left
+// ..mcphost.yaml.lock beside it, which got committed.)
+func TestProjectEditLeavesNoLockInProject(t *testing.T) {
+	e := newEnv(t)
+	state := filepath.Join(filepath.Dir(e.work), "state")
+	opts := e.opts()
+	opts.StateDir = state
+	if _, err := AddServer(opts, ScopeProject, ServerEntry{ID: "a", Command: "x"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetEnabled(opts, ScopeProject, "a", false); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(e.work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range entries {
+		names = append(names, de.Name())
+	}
+	if !slices.Equal(names, []string{".mcphost.yaml"}) {
+		t.Errorf("project directory holds %v, want only .mcphost.yaml", names)
+	}
+	locks, err := os.ReadDir(filepath.Join(state, "locks"))
+	if err != nil || len(locks) != 1 || !strings.HasPrefix(locks[0].Name(), "mcphost.yaml-") {
+		t.Errorf("state directory's locks: %v (%v), want the project file's", locks, err)
+	}
+}
+
+// With no state directory to lock in (no XDG_STATE_HOME, no home), an edit
+// is refused, saying what to set, rather than locking somewhere shared.
+func TestEditWithoutStateDirIsRefused(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "")
+	e := newEnv(t)
+	_, err := AddServer(e.opts(), ScopeProject, ServerEntry{ID: "a", Command: "x"}, false)
+	if err == nil || !strings.Contains(err.Error(), "XDG_STATE_HOME") || !strings.Contains(err.Error(), ".mcphost.yaml") {
+		t.Fatalf("edit without a state directory: %v", err)
+	}
+	if entries, _ := os.ReadDir(e.work); len(entries) != 0 {
+		t.Errorf("project directory holds %v after a refused edit", entries)
 	}
 }

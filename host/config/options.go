@@ -17,6 +17,13 @@ type LoadOptions struct {
 	// $XDG_CONFIG_HOME/mcphost or ~/.config/mcphost). If that cannot be
 	// determined, Load reads no global file.
 	GlobalDir string
+	// StateDir holds what mcphost keeps about files it edits, outside
+	// them: the locks of its edits (under locks/), so that none is left
+	// in a project, where it would be committed. Default: the user's state
+	// directory (userdirs.State: $XDG_STATE_HOME/mcphost, else
+	// ~/.local/state/mcphost), read from the process like GlobalDir's
+	// default. If it cannot be determined, edits fail, saying so.
+	StateDir string
 	// WorkDir is the project directory searched for .mcphost.* and .mcp.json,
 	// and the key of the local file. Default: the current directory.
 	WorkDir string
@@ -45,6 +52,7 @@ type LoadOptions struct {
 // that Source, Files and trust records are stable whatever the cwd.
 type resolved struct {
 	globalDir  string // "" when unknown: no global layer
+	stateDir   string // "": the process's user state directory
 	workDir    string
 	configFile string
 	env        map[string]string
@@ -72,6 +80,13 @@ func (o LoadOptions) resolve() (*resolved, error) {
 		r.globalDir = d
 	} else if d, err := os.UserConfigDir(); err == nil {
 		r.globalDir = filepath.Join(d, "mcphost")
+	}
+	if o.StateDir != "" {
+		d, err := filepath.Abs(o.StateDir)
+		if err != nil {
+			return nil, fmt.Errorf("config: state dir: %w", err)
+		}
+		r.stateDir = d
 	}
 	wd := o.WorkDir
 	if wd == "" {

@@ -132,7 +132,7 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 	exists := func() error {
 		return fmt.Errorf("config: %s: plugin %q: %w (remove it first, or replace it)", path, entry.Name, ErrPluginExists)
 	}
-	err = editFile(path, scopeEdit(r, scope, fileEdit{
+	err = editFile(r, path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			node, err := entry.yamlNode()
 			if err != nil {
@@ -190,7 +190,7 @@ func RemovePlugin(opts LoadOptions, scope Scope, name string) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return path, notHere()
 	}
-	err = editFile(path, scopeEdit(r, scope, fileEdit{
+	err = editFile(r, path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			seq, err := yamlPlugins(root, path, false)
 			if err != nil {

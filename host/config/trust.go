@@ -355,7 +355,7 @@ func trustDir(r *resolved, dir string) error {
 	if err != nil {
 		return err
 	}
-	return editFile(path, fileEdit{
+	return editFile(r, path, fileEdit{
 		kind: kindGlobal,
 		yaml: func(root *yamlNode) error { return yamlSetTrust(root, rec) },
 		tree: func(m map[string]any) error {

@@ -422,7 +422,7 @@ func AddServerWith(opts LoadOptions, scope Scope, entry ServerEntry, o AddOption
 	if o.Untyped {
 		edit = edit.untyped()
 	}
-	return path, editFile(path, edit)
+	return path, editFile(r, path, edit)
 }
 
 // RemoveServer deletes the entry id from the scope's file; an id that is not
@@ -437,7 +437,7 @@ func RemoveServer(opts LoadOptions, scope Scope, id string) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return path, notInScope(opts, r, scope, path, false, id)
 	}
-	err = editFile(path, scopeEdit(r, scope, fileEdit{
+	err = editFile(r, path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {
@@ -521,7 +521,7 @@ func SetEnabled(opts LoadOptions, scope Scope, id string, enabled bool) (string,
 		}
 		return src, nil
 	}
-	err = editFile(path, scopeEdit(r, scope, fileEdit{
+	err = editFile(r, path, scopeEdit(r, scope, fileEdit{
 		yaml: func(root *yaml.Node) error {
 			m, i, err := yamlFindEntry(root, id)
 			if err != nil {

@@ -121,9 +121,9 @@ func TestAddServerCreatesFiles(t *testing.T) {
 	if s := server(t, cfg, "local"); s.Err != nil || s.Enabled {
 		t.Fatalf("local = %+v", s)
 	}
-	// No temp files left behind (the lock file stays, by design).
+	// No temp files left behind, and no lock (it is in the state directory).
 	entries, _ := os.ReadDir(e.global)
-	if len(entries) != 2 || entries[0].Name() != ".config.yaml.lock" {
+	if len(entries) != 1 || entries[0].Name() != "config.yaml" {
 		t.Fatalf("global dir holds %v", entries)
 	}
 }

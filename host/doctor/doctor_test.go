@@ -32,8 +32,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	pluginCache = c
+	// Config edits lock in the user state directory: this run's own.
+	state, err := os.MkdirTemp("", "mcphost-doctor-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	hosttest.CleanupTestServer()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 

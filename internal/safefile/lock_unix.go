@@ -4,22 +4,28 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
-	"time"
 )
 
-// Lock takes an exclusive advisory lock for a read-modify-write of path: a
-// flock on .NAME.lock beside it (path itself is replaced by a rename, so its
-// own lock would not outlive the write). The lock file stays (removing it
-// would race with a waiting process). It waits at most wait, then fails
-// with ErrBusy.
-func Lock(path string, wait time.Duration) (unlock func(), err error) {
-	return lockWith(path, wait, func(f *os.File) (bool, error) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
-			return true, nil
-		}
-		return false, err
-	}, func(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) })
+// tryLock takes a flock without waiting: busy when another holds it.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+		return true, nil
+	}
+	return false, err
+}
+
+func releaseLock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// openLock opens (creating) a lock file without following a symbolic link
+// at its name: the lock is never taken on, nor creates, a file elsewhere.
+func openLock(lp string) (*os.File, error) {
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: remove it", lp)
+	}
+	return f, err
 }
