@@ -35,9 +35,7 @@ func serveHTTP(t *testing.T, f *fixture, o gateway.HTTPOptions) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		srv.Close()
-		for ss := range f.g.Server().Sessions() {
-			ss.Close()
-		}
+		closeSessions(t, f)
 	})
 	return "http://" + ln.Addr().String()
 }
