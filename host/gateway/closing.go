@@ -117,6 +117,27 @@ func (g *Gateway) CloseSessions() {
 	}
 }
 
+// Run serves one client over t (stdio) until the client leaves or ctx
+// ends; then it closes the session as CloseSessions does. go-sdk's
+// Server.Run closes it with ServerSession.Close alone, which can wait for
+// ever (see closeSession).
+func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
+	ss, err := g.srv.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		g.inflight.closeSession(ss)
+		<-ended
+		return ctx.Err()
+	}
+}
+
 // boundClientRequests is the server's sending middleware: a request the
 // gateway sends a client (an elicitation, a sampling or roots request, a
 // ping) waits for its answer at most as long as the relay waits for a

@@ -210,3 +210,43 @@ func TestAQuestionToAClientThatNeverAnswersEnds(t *testing.T) {
 		t.Fatalf("choose, never answered: %v %v; want the gateway's error that the client did not answer", res, err)
 	}
 }
+
+// The stdio gateway stops when its context ends, whatever its client's
+// requests wait for (here, the client's answer to a backend's question,
+// which never comes).
+func TestRunStopsWithAQuestionUnanswered(t *testing.T) {
+	f := start(t, nil, nil)
+	asked, quit := make(chan struct{}), make(chan struct{})
+	defer close(quit)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, stop := context.WithCancel(ctxFor(t))
+	defer stop()
+	ran := make(chan error, 1)
+	go func() { ran <- f.g.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-client"}, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		close(asked)
+		select {
+		case <-ctx.Done():
+		case <-quit:
+		}
+		return nil, errors.New("no answer")
+	}}).Connect(ctxFor(t), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	// The client waits as long as it takes: only the gateway can end it.
+	callCtx, cancelCall := context.WithCancel(context.Background())
+	defer cancelCall()
+	go cs.CallTool(callCtx, &mcp.CallToolParams{Name: "mcp__b__choose"})
+	<-asked
+	stop()
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run: %v; want it cancelled", err)
+		}
+	case <-time.After(bound):
+		t.Fatalf("Run did not return within %s of its context's end: the unanswered question holds the session", bound)
+	}
+}
