@@ -24,7 +24,7 @@ import (
 
 // errSessionClosed is the cause of the requests the gateway cancels when it
 // closes their session.
-var errSessionClosed = errors.New("gateway: the client's session was closed (the gateway is shutting down, or the session was idle too long or made room for a newer one)")
+var errSessionClosed = errors.New("gateway: the client's session was closed (the gateway is stopping, the client's stream ended, or the session was idle too long or made room for a newer one)")
 
 // inflight knows the client sessions that have requests in flight or are
 // being closed, so that closing a session can cancel its requests.
