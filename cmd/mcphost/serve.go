@@ -258,7 +258,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if f.http == "" {
 		// stdout is the MCP stream: no escaping, no redaction rewriting
 		// JSON.
-		err := g.Server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{rawWriter(a.stdout)}})
+		err := g.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{rawWriter(a.stdout)}})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}

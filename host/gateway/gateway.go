@@ -38,6 +38,9 @@ type Gateway struct {
 	trace   trace.Tracer // nil: no traces
 	// newSessionID names /sse sessions as go-sdk names /mcp ones.
 	newSessionID func() string
+	// inflight lets the gateway close a session in bounded time (see
+	// closeSession).
+	inflight inflight
 
 	mu        sync.Mutex
 	tools     map[string]bool // public names registered on srv
@@ -131,7 +134,8 @@ func New(h *host.Host, opts Options) *Gateway {
 		Instructions:       "mcphost gateway: the tools, resources and prompts of the organisation's MCP servers, behind its policies.",
 		GetSessionID:       sessionIDs(opts.ReplicaID),
 	})
-	g.srv.AddReceivingMiddleware(g.relay.endUnanswered, registerSessions, g.deniedCalls)
+	g.srv.AddReceivingMiddleware(g.inflight.cancelOnClose, g.relay.endUnanswered, g.registerSessions, g.deniedCalls)
+	g.srv.AddSendingMiddleware(g.boundClientRequests)
 	g.newSessionID = sessionIDs(opts.ReplicaID)
 	if g.newSessionID == nil {
 		g.newSessionID = rand.Text

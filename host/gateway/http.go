@@ -82,7 +82,7 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 	if !o.Stateless {
 		streamable = bounds.streamable(streamable)
 	}
-	sse := &sseHandler{srv: g.srv, sessions: bounds, newID: g.newSessionID, maxBody: o.MaxBodyBytes, open: map[string]*sseSession{}}
+	sse := &sseHandler{srv: g.srv, sessions: bounds, newID: g.newSessionID, maxBody: o.MaxBodyBytes, closeSession: g.inflight.closeSession, open: map[string]*sseSession{}}
 	mux := http.NewServeMux()
 	var protect func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
 	if o.Verifier != nil {
@@ -261,9 +261,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, handler http.Handl
 	srv.Close()
 	// The clients' MCP sessions end with the server (go-sdk keeps them
 	// until a DELETE or an idle timeout otherwise).
-	for ss := range g.srv.Sessions() {
-		ss.Close()
-	}
+	g.CloseSessions()
 	if !idle {
 		return fmt.Errorf("gateway: calls still running after %s were cut off", grace)
 	}

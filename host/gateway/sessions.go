@@ -245,13 +245,13 @@ type reservation struct {
 
 // registerSessions is the server's middleware that turns the reservation
 // of a Streamable HTTP session into the session once it is initialised.
-func registerSessions(next mcp.MethodHandler) mcp.MethodHandler {
+func (g *Gateway) registerSessions(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if method == "initialize" && err == nil {
 			if r, ok := ctx.Value(reservationKey{}).(reservation); ok {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.ID() != "" {
-					r.sessions.register(r.session, ss.ID(), func() { ss.Close() })
+					r.sessions.register(r.session, ss.ID(), func() { g.inflight.closeSession(ss) })
 				}
 			}
 		}

@@ -35,9 +35,7 @@ func serveHTTP(t *testing.T, f *fixture, o gateway.HTTPOptions) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		srv.Close()
-		for ss := range f.g.Server().Sessions() {
-			ss.Close()
-		}
+		closeSessions(t, f)
 	})
 	return "http://" + ln.Addr().String()
 }
@@ -151,11 +149,28 @@ func TestBusySessionsAreNotEvicted(t *testing.T) {
 func TestIdleSessionIsClosed(t *testing.T) {
 	f := start(t, nil, nil)
 	base := serveHTTP(t, f, gateway.HTTPOptions{SessionIdleTimeout: 10 * time.Millisecond})
-	s := openAs(t, "alice", base)
+	// The initialize alone: a second request (notifications/initialized)
+	// could come after the short idle timeout, on a slow machine.
+	s := &rawSession{hc: clientOf("alice"), url: base + "/mcp"}
+	init, err := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + benchProtocol +
+		`","capabilities":{},"clientInfo":{"name":"idle","version":"1"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.id = init.Header.Get("Mcp-Session-Id"); s.id == "" {
+		t.Fatal("initialize: no session id")
+	}
 	waitFor(t, "the idle session's end", func() bool {
-		err := s.call("mcp__b__echo", "x")
-		return err != nil && strings.Contains(err.Error(), "404")
+		for ss := range f.g.Server().Sessions() {
+			if ss.ID() == s.id {
+				return false
+			}
+		}
+		return true
 	})
+	if err := s.call("mcp__b__echo", "x"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("a call in the idle session closed: %v; want 404", err)
+	}
 }
 
 // /sse sessions count in the same bounds: an idle one is the least

@@ -25,6 +25,8 @@ type sseHandler struct {
 	sessions *sessions
 	newID    func() string
 	maxBody  int64
+	// closeSession ends an MCP session in bounded time (the gateway's).
+	closeSession func(*mcp.ServerSession)
 
 	mu   sync.Mutex
 	open map[string]*sseSession
@@ -93,7 +95,7 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gateway: /sse: the session could not start", http.StatusInternalServerError)
 		return
 	}
-	defer ss.Close()
+	defer h.closeSession(ss)
 	select {
 	case <-r.Context().Done():
 	case <-s.done:
