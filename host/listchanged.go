@@ -74,6 +74,12 @@ func (s *server) refreshList(kind string) {
 		err = s.refreshPrompts(ctx, sess)
 	}
 	if err != nil {
+		if s.life.Err() != nil {
+			// The server is closing or reconnecting: the list is fetched
+			// again when it is back, and nothing was lost.
+			s.log.Debug("list re-fetch after list_changed ended with the connection", "list", kind, "error", err)
+			return
+		}
 		s.log.Warn("re-fetching list after list_changed failed", "list", kind, "error", err)
 		return
 	}

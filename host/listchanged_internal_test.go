@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcphost/mcphost/host/config"
+	"github.com/mcphost/mcphost/internal/testenv"
 )
 
 // A flood of list_changed notifications while a refresh is under way costs
@@ -56,5 +60,48 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 			t.Fatal("the list_changed worker never finished")
 		}
 		runtime.Gosched()
+	}
+}
+
+// A re-fetch that the server's closing cuts off is not a failure to warn
+// about: the list is fetched again when the server is back.
+func TestListRefetchCutByCloseIsQuiet(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	srv.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	entered := make(chan struct{})
+	var block atomic.Bool
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "prompts/list" && block.Load() {
+				close(entered)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	var logs testenv.Buffer
+	logger := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
+	h, err := New(&config.Config{}, WithInProcessServer("s", srv), WithLogger(logger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	s := h.byID["s"]
+	block.Store(true)
+	done := make(chan struct{})
+	go func() { s.refreshList("prompts"); close(done) }()
+	<-entered
+	s.stopLife() // as Close does first
+	<-done
+	if strings.Contains(logs.String(), "re-fetching list") {
+		t.Fatalf("a re-fetch cut off by the close was warned about:\n%s", logs.String())
 	}
 }
