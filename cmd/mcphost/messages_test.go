@@ -210,6 +210,9 @@ func TestMcpAddWarnsMissingCommand(t *testing.T) {
 	wantContains(t, "mcp add", r.stderr, "warning: mcphost-test-no-such-command: not found on PATH; server later will not start until it is there: install mcphost-test-no-such-command")
 	r = e.must(exitOK, "mcp", "add", "here", "--", "go", "version")
 	wantNotContains(t, "mcp add of an installed command", r.stderr, "warning")
+	// A path names the file once.
+	r = e.must(exitOK, "mcp", "add", "local", "--", "./no-such-server")
+	wantContains(t, "mcp add of a missing file", r.stderr, "warning: ./no-such-server: no such file; server local will not start")
 }
 
 // A plugin that does not load is reported once at the default log level:

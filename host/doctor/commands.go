@@ -205,6 +205,9 @@ func MissingCommand(s *config.Server) (problem, fix string) {
 	path, hasPath := s.Env["PATH"]
 	u := &commandUse{command: s.Command, path: path, hasPath: hasPath, cwd: s.Cwd}
 	if _, err := u.find(s.Command); err != nil {
+		if strings.ContainsRune(s.Command, filepath.Separator) {
+			return err.Error(), commandFix(s.Command) // the error names the file
+		}
 		return fmt.Sprintf("%s: %v", s.Command, err), commandFix(s.Command)
 	}
 	if need, ok := interpreters[commandName(s.Command)]; ok {
