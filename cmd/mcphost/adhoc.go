@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -57,6 +58,37 @@ func (f *adhocFlags) take(cmd *cobra.Command, args []string) []string {
 		f.spec.Command = args[len(own):]
 	}
 	return own
+}
+
+// usageSuffix is the ad-hoc server's part of a command line that calls
+// one of its tools, so that a usage line can be copied: the command after
+// --, or --url with -t; the values of -H and -e are left as … (they may
+// be secrets), as is a password in the URL.
+func (f *adhocFlags) usageSuffix() string {
+	var b strings.Builder
+	if f.spec.URL != "" {
+		u := f.spec.URL
+		if p, err := url.Parse(u); err == nil {
+			u = p.Redacted()
+		}
+		b.WriteString(" --url " + shellQuote(u))
+		if f.spec.Transport != "" {
+			b.WriteString(" -t " + shellQuote(f.spec.Transport))
+		}
+		for range f.spec.Headers {
+			b.WriteString(" -H '…'")
+		}
+	}
+	for range f.spec.Env {
+		b.WriteString(" -e '…'")
+	}
+	if f.dash {
+		b.WriteString(" --")
+		for _, w := range f.spec.Command {
+			b.WriteString(" " + shellQuote(w))
+		}
+	}
+	return b.String()
 }
 
 // set reports whether the command line gives an ad-hoc server.

@@ -69,6 +69,8 @@ func TestAdhocStdioServer(t *testing.T) {
 
 	r = e.must(exitOK, "tools", "show", "add", "--", bin)
 	wantContains(t, "tools show", r.stdout, "mcp__adhoc__add", "Adds a and b")
+	// The usage line can be copied: it names the server as the command did.
+	wantContains(t, "tools show", r.stdout, "  mcphost call mcp__adhoc__add a=NUMBER b=NUMBER -- "+shellQuote(bin)+"\n")
 
 	servers := decodeJSON[[]map[string]any](t, e.must(exitOK, "servers", "--json", "--", bin))
 	if len(servers) != 1 || servers[0]["id"] != "adhoc" || servers[0]["source"] != "command line" || servers[0]["state"] != "ready" {

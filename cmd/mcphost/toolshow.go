@@ -47,7 +47,7 @@ as "mcphost tools --json" lists it.
 			if asJSON {
 				return printJSON(a.stdout, tool)
 			}
-			return printTool(a.stdout, tool)
+			return printTool(a.stdout, tool, server.usageSuffix())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tool as JSON")
@@ -58,7 +58,7 @@ as "mcphost tools --json" lists it.
 // printTool prints one tool for a person. Server text is escaped (the
 // writer does it) and every line of it is indented, so that a line break
 // in a description cannot pass for a line of mcphost's own.
-func printTool(w io.Writer, t host.Tool) error {
+func printTool(w io.Writer, t host.Tool, adhocUsage string) error {
 	tw := table(w)
 	fmt.Fprintf(tw, "name\t%s\n", termtext.Line(t.Name))
 	fmt.Fprintf(tw, "server\t%s\n", termtext.Line(t.Server))
@@ -73,7 +73,7 @@ func printTool(w io.Writer, t host.Tool) error {
 		fmt.Fprintf(tw, "DENIED\t%s: every call is refused\n", termtext.Line(t.Denied))
 	}
 	params, _ := argcheck.Params(t.InputSchema)
-	fmt.Fprintf(tw, "usage\t%s\n", termtext.Line(usageLine(t.Name, params)))
+	fmt.Fprintf(tw, "usage\t%s\n", termtext.Line(usageLine(t.Name, params)+adhocUsage))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
