@@ -24,17 +24,7 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	h, err := New(&config.Config{}, WithInProcessServer("s", srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	s := h.byID["s"]
+	s := startInProcess(t, srv)
 
 	// Hold the refresh lock: the worker blocks in its first refresh.
 	s.refreshMu.Lock()
@@ -84,17 +74,7 @@ func TestListRefetchCutByCloseIsQuiet(t *testing.T) {
 	})
 	var logs testenv.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
-	h, err := New(&config.Config{}, WithInProcessServer("s", srv), WithLogger(logger))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	s := h.byID["s"]
+	s := startInProcess(t, srv, WithLogger(logger))
 	block.Store(true)
 	done := make(chan struct{})
 	go func() { s.refreshList("prompts"); close(done) }()
@@ -104,4 +84,21 @@ func TestListRefetchCutByCloseIsQuiet(t *testing.T) {
 	if strings.Contains(logs.String(), "re-fetching list") {
 		t.Fatalf("a re-fetch cut off by the close was warned about:\n%s", logs.String())
 	}
+}
+
+// startInProcess starts a host of the one in-process server srv (id "s"),
+// closed when the test ends, and returns that server.
+func startInProcess(t *testing.T, srv *mcp.Server, opts ...Option) *server {
+	t.Helper()
+	h, err := New(&config.Config{}, append([]Option{WithInProcessServer("s", srv)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h.byID["s"]
 }
