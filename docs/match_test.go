@@ -71,6 +71,7 @@ func TestParseDoc(t *testing.T) {
 		"<!-- doc: not run: -->\n```sh\nx\n```\n",              // a reason is required
 		"```console\noutput first\n```\n",                      // output before a command
 		"<!-- doc: start, wait for \"x\" -->\n```sh\nx\n```\n", // start takes a console block
+		"```\n$ mcphost tools\n```\n",                          // a transcript the harness would not see
 	} {
 		if _, err := parseDoc("t.md", bad); err == nil {
 			t.Errorf("%q: no error", bad)

@@ -102,6 +102,11 @@ func parseDoc(name, text string) ([]step, error) {
 			return nil, fmt.Errorf("%s: unknown directive %q (file PATH; not run: REASON; start, wait for \"TEXT\")", where, d)
 		}
 		if !isShell(lang) {
+			for _, l := range body {
+				if strings.HasPrefix(l, "$ ") {
+					return nil, fmt.Errorf("%s: a %q block holds a \"$ \" command: label it console (or mark it <!-- doc: not run: REASON -->)", where, lang)
+				}
+			}
 			continue
 		}
 		var err error
