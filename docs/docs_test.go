@@ -94,6 +94,7 @@ func TestDocExamples(t *testing.T) {
 	buildMcphost(t)
 	scripts := t.TempDir()
 	var skipped []string
+	var counts struct{ run, checked, files, started int }
 	for _, f := range docFiles(t) {
 		text, err := os.ReadFile(f)
 		if err != nil {
@@ -105,8 +106,18 @@ func TestDocExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range steps {
-			if s.skip != "" {
+			switch {
+			case s.skip != "":
 				skipped = append(skipped, s.where+": "+s.skip)
+			case s.file != nil:
+				counts.files++
+			case s.start != "":
+				counts.started++
+			default:
+				counts.run++
+				if s.check {
+					counts.checked++
+				}
 			}
 		}
 		name := strings.TrimSuffix(strings.ReplaceAll(rel, string(filepath.Separator), "-"), ".md")
@@ -117,6 +128,7 @@ func TestDocExamples(t *testing.T) {
 	for _, s := range skipped {
 		t.Logf("not run: %s", s)
 	}
+	t.Logf("%d commands (%d with their output checked), %d files written, %d servers started in the background, %d blocks not run", counts.run, counts.checked, counts.files, counts.started, len(skipped))
 	testscript.Run(t, testscript.Params{
 		Dir:                 scripts,
 		RequireExplicitExec: true,
