@@ -190,7 +190,11 @@ func (d *decoder) decodeAuth(s *Server) {
 			d.fail(name+"."+k, "write the secret as one ${VAR} reference (an environment variable, no default) or ${secret:NAME} (the OS keychain), not in the file")
 			return ""
 		}
-		out, ok := d.expand(name+"."+k, sv)
+		expand := d.expand
+		if slices.Contains(secretAuthFields, k) {
+			expand = d.expandSecretField
+		}
+		out, ok := expand(name+"."+k, sv)
 		if !ok {
 			return ""
 		}
@@ -279,7 +283,9 @@ func (d *decoder) decodeAuth(s *Server) {
 // checkAuth checks that a block has what its type needs.
 func (d *decoder) checkAuth(name string, a *Auth) {
 	need := func(ok bool, field, why string) {
-		if !ok {
+		// A field that is written but whose variable or secret is missing
+		// has been said already: it is not missing.
+		if !ok && !slices.Contains(d.unresolved, name+"."+field) {
 			d.fail(name+"."+field, "missing: %s", why)
 		}
 	}

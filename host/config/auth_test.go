@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -124,4 +125,27 @@ func TestAuthSecretMustBeOneReference(t *testing.T) {
 		}
 	}
 	wantErrContains(t, server(t, cfg, "badtype").Err, "authorization.type")
+}
+
+// A secret field whose variable is unset is one problem, the variable's:
+// not also a missing field, and without the ${VAR:-default} advice that
+// such a field refuses.
+func TestAuthSecretUnsetVariableIsOneProblem(t *testing.T) {
+	e := newEnv(t)
+	e.writeGlobal("config.yaml", `servers:
+  api: {url: "https://a.example/mcp", auth: {type: bearer, token: "${DOCS_TOKEN}"}}
+  key: {url: "https://a.example/mcp", headers: {X-Key: "${KEY_VAR}"}}
+`)
+	cfg := e.load()
+	s := server(t, cfg, "api")
+	wantErrContains(t, s.Err, `variable "DOCS_TOKEN" is not set`, "a secret field takes no default")
+	if s.Err != nil && (strings.Contains(s.Err.Error(), "missing") || strings.Contains(s.Err.Error(), ":-default")) {
+		t.Errorf("api: %v; want only the unset variable, without a default", s.Err)
+	}
+	var unset *UnsetVariableError
+	if !errors.As(s.Err, &unset) || !unset.Secret {
+		t.Errorf("api: the cause is %#v; want an UnsetVariableError of a secret field", unset)
+	}
+	// Elsewhere a default is still the advice.
+	wantErrContains(t, server(t, cfg, "key").Err, `${KEY_VAR:-default}`)
 }

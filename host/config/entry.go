@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -175,6 +176,9 @@ type decoder struct {
 	// secretValues are the values ${secret:NAME} references gave, for
 	// Server.refSecrets.
 	secretValues []string
+	// unresolved are the secret fields written whose variable or secret
+	// is missing (they are not missing themselves).
+	unresolved []string
 }
 
 func (d *decoder) origin(p string) *layer {
@@ -205,6 +209,17 @@ func (d *decoder) fail(field, format string, args ...any) {
 // reference before a malformed one ("${secret:a}${") is not looked up
 // either: the keychain is never asked for a project file's reference.
 func (d *decoder) expand(field, s string) (string, bool) {
+	return d.expandField(field, s, false)
+}
+
+// expandSecretField expands a secret field's one reference: an unset
+// variable is said without the ${VAR:-default} advice, which such a field
+// refuses, and the field counts as given (its fault is the variable).
+func (d *decoder) expandSecretField(field, s string) (string, bool) {
+	return d.expandField(field, s, true)
+}
+
+func (d *decoder) expandField(field, s string, secretField bool) (string, bool) {
 	fromProject := d.origin(field).fromProject()
 	if fromProject {
 		names, err := SecretRefs(s)
@@ -233,6 +248,13 @@ func (d *decoder) expand(field, s string) (string, bool) {
 	}
 	out, err := ExpandSecrets(s, d.env, secret)
 	if err != nil {
+		var unset *UnsetVariableError
+		if secretField && errors.As(err, &unset) {
+			err = &UnsetVariableError{Name: unset.Name, Secret: true}
+		}
+		if secretField {
+			d.unresolved = append(d.unresolved, field)
+		}
 		// Kept as the cause: a caller tells an unset variable or a
 		// missing secret (set it) from a wrong entry (fix it).
 		d.errs = append(d.errs, entryCause(d.origin(field).source, d.ms.id, field, err))

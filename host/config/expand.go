@@ -12,9 +12,15 @@ import (
 // env value).
 type UnsetVariableError struct {
 	Name string
+	// Secret: the reference is a secret field's, which takes no default
+	// (the default would be the secret, written in the file).
+	Secret bool
 }
 
 func (e *UnsetVariableError) Error() string {
+	if e.Secret {
+		return fmt.Sprintf("variable %q is not set (set it: a secret field takes no default)", e.Name)
+	}
 	return fmt.Sprintf("variable %q is not set (set it, or write ${%s:-default})", e.Name, e.Name)
 }
 

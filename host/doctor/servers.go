@@ -156,7 +156,11 @@ func entryFix(s *config.Server) string {
 		fixes  []string
 	)
 	if errors.As(s.Err, &unset) {
-		fixes = append(fixes, fmt.Sprintf("set the variable %s in the environment mcphost runs in (export %s=...), or give it a default in the entry: ${%s:-default}", unset.Name, unset.Name, unset.Name))
+		fix := fmt.Sprintf("set the variable %s in the environment mcphost runs in (export %s=...)", unset.Name, unset.Name)
+		if !unset.Secret {
+			fix += fmt.Sprintf(", or give it a default in the entry: ${%s:-default}", unset.Name)
+		}
+		fixes = append(fixes, fix)
 	}
 	if errors.As(s.Err, &secret) {
 		fixes = append(fixes, fmt.Sprintf("store the secret: mcphost secret set %s (the value on stdin)", secret.Name))
