@@ -129,8 +129,8 @@ would reach the shell history and the process list), or made up with
 					return usageError("secret set %s: more than %d bytes on stdin", name, maxSecretBytes)
 				}
 				value = strings.TrimRight(string(b), "\r\n")
-				if len(value) < 16 {
-					return usageError("secret set %s: the value must be at least 16 characters", name)
+				if value == "" {
+					return usageError("secret set %s: nothing was read on stdin: pipe the value (printf %%s \"$TOKEN\" | mcphost secret set %s), or use --generate", name, name)
 				}
 			}
 			store, err := a.secretStoreOf()

@@ -30,6 +30,17 @@ func TestServeWithKeychainToken(t *testing.T) {
 	if len(strings.TrimSpace(gen.stdout)) < 32 {
 		t.Fatalf("generated token %q", gen.stdout)
 	}
+	// Any secret may be short (an API key, a password); nothing on stdin
+	// says so; a gateway token is held to 16 characters where it is used.
+	if r := e.runStdin("", "secret", "set", "empty"); r.code != exitUsage || !strings.Contains(r.stderr, "nothing was read on stdin") {
+		t.Fatalf("nothing on stdin:\n%s", r)
+	}
+	if r := e.runStdin("pw", "secret", "set", "short"); r.code != 0 {
+		t.Fatalf("a short secret:\n%s", r)
+	}
+	if r := e.run("serve", "--http", "127.0.0.1:0", "--auth-token-keychain", "short"); r.code != exitUsage || !strings.Contains(r.stderr, "at least 16 characters") {
+		t.Fatalf("a short gateway token:\n%s", r)
+	}
 	if r := e.run("serve", "--http", "127.0.0.1:0", "--auth-token-keychain", "nobody"); r.code != exitUsage || !strings.Contains(r.stderr, "mcphost secret set nobody") {
 		t.Fatalf("a missing secret:\n%s", r)
 	}

@@ -294,7 +294,7 @@ func (a *app) reportBackends(h *host.Host) {
 		}
 	}
 	sort.Strings(down)
-	fmt.Fprintf(a.stderr, "mcphost gateway: %d tools from %d servers", len(h.Tools()), len(h.ServerIDs()))
+	fmt.Fprintf(a.stderr, "mcphost gateway: %s from %s", plural(len(h.Tools()), "tool"), plural(len(h.ServerIDs()), "server"))
 	if len(down) > 0 {
 		fmt.Fprintf(a.stderr, "; not ready: %s", termtext.Line(strings.Join(down, ", ")))
 	}

@@ -97,7 +97,7 @@ func TestServeStdio(t *testing.T) {
 	if code := s.stop(t); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, s.stderr.String())
 	}
-	if !strings.Contains(s.stderr.String(), "tools from 1 servers") {
+	if !strings.Contains(s.stderr.String(), "tools from 1 server") || strings.Contains(s.stderr.String(), "1 servers") {
 		t.Errorf("stderr:\n%s", s.stderr.String())
 	}
 }
