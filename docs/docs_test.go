@@ -93,7 +93,7 @@ func TestDocExamples(t *testing.T) {
 	npm := npmBin(t)
 	buildMcphost(t)
 	scripts := t.TempDir()
-	var skipped []string
+	var skipped, notRun []string
 	var counts struct{ run, checked, files, started int }
 	for _, f := range docFiles(t) {
 		text, err := os.ReadFile(f)
@@ -109,6 +109,7 @@ func TestDocExamples(t *testing.T) {
 			switch {
 			case s.skip != "":
 				skipped = append(skipped, s.where+": "+s.skip)
+				notRun = append(notRun, rel+": "+s.skip)
 			case s.file != nil:
 				counts.files++
 			case s.start != "":
@@ -128,6 +129,7 @@ func TestDocExamples(t *testing.T) {
 	for _, s := range skipped {
 		t.Logf("not run: %s", s)
 	}
+	checkNotRun(t, notRun)
 	t.Logf("%d commands (%d with their output checked), %d files written, %d servers started in the background, %d blocks not run", counts.run, counts.checked, counts.files, counts.started, len(skipped))
 	testscript.Run(t, testscript.Params{
 		Dir:                 scripts,
@@ -137,7 +139,7 @@ func TestDocExamples(t *testing.T) {
 			"docrun":  docRun,
 			"docfile": docFile,
 			"docwait": docWait,
-			"docprep": func(ts *testscript.TestScript, _ bool, args []string) { prepare(ts, args[0]) },
+			"docprep": prepareStart,
 		},
 	})
 }
@@ -170,4 +172,26 @@ func scriptOf(steps []step) []byte {
 	}
 	a.Comment = []byte(b.String())
 	return txtar.Format(&a)
+}
+
+// checkNotRun holds the blocks not run to a list kept in testdata, so that
+// a new one shows in review as a change of that file, never as a quiet
+// comment in a guide (MCPHOST_UPDATE_NOT_RUN=1 rewrites the list).
+func checkNotRun(t *testing.T, notRun []string) {
+	t.Helper()
+	sort.Strings(notRun)
+	got := strings.Join(notRun, "\n") + "\n"
+	golden := filepath.Join("testdata", "not-run.txt")
+	if os.Getenv("MCPHOST_UPDATE_NOT_RUN") != "" {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("the blocks not run changed; if that is meant, run with MCPHOST_UPDATE_NOT_RUN=1 and review %s\nnow:\n%swas:\n%s", golden, got, want)
+	}
 }

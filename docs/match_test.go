@@ -51,7 +51,7 @@ func TestParseDoc(t *testing.T) {
 	if s := steps[0]; s.command != "mcphost version" || !s.check || len(s.want) != 1 || s.exit != 0 {
 		t.Errorf("step 0: %+v", s)
 	}
-	if s := steps[1]; !strings.HasPrefix(s.command, "mcphost call x \\\n") || s.exit != 1 || s.check {
+	if s := steps[1]; !strings.HasPrefix(s.command, "mcphost call x \\\n") || s.exit != 1 || !s.check || len(s.want) != 0 {
 		t.Errorf("step 1: %+v", s)
 	}
 	if s := steps[2]; s.file == nil || s.file.path != ".mcphost.yaml" || s.file.content != "servers: {}\n" {

@@ -31,7 +31,17 @@ var (
 
 func isShell(lang string) bool {
 	switch lang {
-	case "sh", "bash", "shell", "console":
+	case "sh", "bash", "shell", "console", "shell-session":
+		return true
+	}
+	return false
+}
+
+// otherShell: shell code the examples cannot run in bash; such a block
+// says why it is not run.
+func otherShell(lang string) bool {
+	switch lang {
+	case "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd":
 		return true
 	}
 	return false
@@ -57,7 +67,7 @@ func parseDoc(name, text string) ([]step, error) {
 			}
 			continue
 		}
-		lang := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
+		lang, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(trimmed, "```")), " ")
 		start := i + 1
 		var body []string
 		for i++; i < len(lines); i++ {
@@ -100,6 +110,10 @@ func parseDoc(name, text string) ([]step, error) {
 			continue
 		case d != "":
 			return nil, fmt.Errorf("%s: unknown directive %q (file PATH; not run: REASON; start, wait for \"TEXT\")", where, d)
+		case lang == "":
+			return nil, fmt.Errorf("%s: a block without a language: label it (console, sh, yaml, text, ...) so the test knows whether to run it", where)
+		case otherShell(lang):
+			return nil, fmt.Errorf("%s: %s cannot run in the examples' bash: mark it <!-- doc: not run: REASON -->", where, lang)
 		}
 		if !isShell(lang) {
 			for _, l := range body {
@@ -110,7 +124,7 @@ func parseDoc(name, text string) ([]step, error) {
 			continue
 		}
 		var err error
-		if lang == "console" {
+		if lang == "console" || lang == "shell-session" {
 			steps, err = appendConsole(steps, name, start, body)
 		} else {
 			steps, err = appendScript(steps, name, start, body)
@@ -155,6 +169,7 @@ func appendConsole(steps []step, name string, start int, body []string) ([]step,
 			if err != nil {
 				return nil, err
 			}
+			s.check = true // no output shown: it prints nothing ("..." leaves it unchecked)
 			steps = append(steps, s)
 			cur = &steps[len(steps)-1]
 			continue
@@ -166,7 +181,6 @@ func appendConsole(steps []step, name string, start int, body []string) ([]step,
 			return nil, fmt.Errorf("%s:%d: output before any \"$ \" command", name, start+i)
 		}
 		cur.want = append(cur.want, l)
-		cur.check = true
 	}
 	for i := range steps {
 		for len(steps[i].want) > 0 && strings.TrimSpace(steps[i].want[len(steps[i].want)-1]) == "" {

@@ -77,6 +77,29 @@ func prepare(ts *testscript.TestScript, n string) string {
 	return strings.TrimSpace(cmd)
 }
 
+// prepareStart prepares a step started in the background: a trailing "&"
+// that shows the reader how to start it is the harness's to do.
+func prepareStart(ts *testscript.TestScript, _ bool, args []string) {
+	prepare(ts, args[0])
+	run := strings.TrimRight(docText(ts, args[0]+".run"), "\n ")
+	run = strings.TrimSuffix(run, "&")
+	ts.Check(os.WriteFile(docPath(ts, args[0]+".run"), []byte(run+"\n"), 0o600))
+}
+
+// withoutUV is PATH without the directories holding uv or uvx: the docs
+// show what happens where they are missing, as on a fresh machine.
+func withoutUV(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		_, uv := os.Stat(filepath.Join(dir, "uv"))
+		_, uvx := os.Stat(filepath.Join(dir, "uvx"))
+		if uv != nil && uvx != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
 // shown is output as the doc shows it: the home directory as ~, the
 // script's address as the doc's.
 func shown(ts *testscript.TestScript, out string) string {
@@ -96,7 +119,10 @@ func docText(ts *testscript.TestScript, name string) string {
 }
 
 func checkOutput(ts *testscript.TestScript, n, cmd, got string) {
-	want := strings.Split(strings.TrimRight(docText(ts, n+".want"), "\n"), "\n")
+	var want []string
+	if w := strings.TrimRight(docText(ts, n+".want"), "\n"); w != "" {
+		want = strings.Split(w, "\n")
+	}
 	gotLines := strings.Split(strings.TrimRight(got, "\n"), "\n")
 	if got == "" {
 		gotLines = nil
@@ -151,7 +177,7 @@ func setupDoc(root, npmBin string) func(*testscript.Env) error {
 		env.Setenv("DOC_PORT", port)
 		env.Setenv("HOME", home)
 		env.Setenv("DOC_STATE", state)
-		env.Setenv("PATH", strings.Join([]string{binDir, shim, os.Getenv("PATH")}, string(os.PathListSeparator)))
+		env.Setenv("PATH", strings.Join([]string{binDir, shim, withoutUV(os.Getenv("PATH"))}, string(os.PathListSeparator)))
 		env.Setenv("MCPHOST_NPM_BIN", npmBin)
 		env.Setenv("MCPHOST_SECRET_STORE", "file")
 		env.Setenv("MCPHOST_TOKEN_STORE", "file")
