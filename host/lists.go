@@ -68,7 +68,11 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		}
 		tools = append(tools, t)
 	}
-	tools = s.h.filterTools(s.cfg.ID, tools)
+	tools, hidden := s.h.filterTools(s.cfg.ID, tools)
+	if hidden != "" {
+		s.log.Warn(hidden)
+		warnings = append(warnings, hidden)
+	}
 	s.mu.Lock()
 	s.tools, s.warnings = tools, warnings
 	s.mu.Unlock()

@@ -436,8 +436,9 @@ func transformOnce(ctx context.Context, is *installedStage, tool Tool, args map[
 }
 
 // filterTools runs the filter stages over one server's tool list: the
-// stages' answers intersect.
-func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
+// stages' answers intersect. When a failing stage hides them all, hidden
+// says so, for the server's warnings: an empty list says nothing.
+func (h *Host) filterTools(server string, tools []*mcp.Tool) (kept []*mcp.Tool, hidden string) {
 	for _, is := range h.pipeline.stages {
 		if is.filter == nil || !is.appliesTo(server) || len(tools) == 0 {
 			continue
@@ -470,7 +471,7 @@ func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
 			ev.Outcome = "kept 0/" + fmt.Sprint(len(tools))
 			ev.Reason = "the filter failed (on_error: deny): the server's tools are hidden"
 			h.audit(ev)
-			return nil
+			return nil, fmt.Sprintf("all %d tools hidden: the filter_tools stage %s failed (on_error: deny): %v", len(tools), is.name, err)
 		}
 		keep := make(map[string]bool, len(resp.Tools))
 		for _, n := range resp.Tools {
@@ -486,7 +487,7 @@ func (h *Host) filterTools(server string, tools []*mcp.Tool) []*mcp.Tool {
 		h.audit(ev)
 		tools = kept
 	}
-	return tools
+	return tools, ""
 }
 
 // mapNames gives every key its public name. The built-in mapper names them

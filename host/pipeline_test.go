@@ -385,6 +385,11 @@ func TestFiltersIntersectAndNameStage(t *testing.T) {
 	if n := len(h.Tools()); n != 0 {
 		t.Errorf("a failing filter (on_error deny) left %d tools", n)
 	}
+	// Said where a person looks (servers, doctor), not only in the audit:
+	// an empty list alone says nothing.
+	if st := h.Status(); len(st) != 1 || !strings.Contains(strings.Join(st[0].Warnings, "\n"), "tools hidden: the filter_tools stage failing failed (on_error: deny): trap") {
+		t.Errorf("the server's warnings do not say its tools are hidden: %+v", st)
+	}
 }
 
 func TestStageConfigErrors(t *testing.T) {
