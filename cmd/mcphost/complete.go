@@ -9,6 +9,7 @@ import (
 	"github.com/mcphost/mcphost/host/clientconf"
 	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/host/providers"
+	"github.com/mcphost/mcphost/pdk/abi"
 )
 
 // Shell completion of values. Cobra completes commands and flags by
@@ -96,6 +97,17 @@ func (a *app) flagCompletion(cmd *cobra.Command, f *pflag.Flag) completionFunc {
 		return fixed(names...)
 	case f.Name == "from" && cmd.Name() == "import":
 		return fixed(clientconf.KindNames()...)
+	case f.Name == "transport" && f.Shorthand == "t":
+		if cmd.Name() == "add" {
+			return fixed("stdio", "http", "sse", "websocket")
+		}
+		return fixed("http", "sse", "websocket") // the transports of --url
+	case f.Name == "hook" || f.Name == "sample":
+		var hooks []string
+		for _, h := range abi.Hooks {
+			hooks = append(hooks, string(h))
+		}
+		return fixed(hooks...)
 	}
 	return nil
 }

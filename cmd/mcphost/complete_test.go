@@ -206,6 +206,9 @@ plugins:
 	wantValues(t, "plugin remove", e.complete("plugin", "remove", ""), "deny-rm")
 
 	wantValues(t, "tools --format", e.complete("tools", "--format", ""), "openai", "openai-responses", "anthropic", "gemini", "mcp")
+	wantValues(t, "mcp add -t", e.complete("mcp", "add", "-t", ""), "stdio", "http", "sse", "websocket")
+	wantValues(t, "tools -t", e.complete("tools", "-t", ""), "http", "sse", "websocket")
+	wantValues(t, "plugin test --sample", e.complete("plugin", "test", "--sample", ""), "filter_tools", "map_names", "policy", "transform_result", "auth")
 	from := values(e.complete("mcp", "import", "--from", ""))
 	for _, k := range []string{"claude-code", "cursor", "vscode"} {
 		if !slices.Contains(from, k) {
