@@ -21,7 +21,8 @@ import (
 )
 
 // Two "mcphost serve" replicas behind nginx (a real reverse proxy, started
-// here), as the README's scale-out section configures them:
+// here), as docs/gateway.md's "Several replicas behind a load balancer"
+// configures them:
 //
 //   - stateless (--stateless): any replica answers any request, the proxy
 //     balances round robin; when one replica dies, the proxy's next try

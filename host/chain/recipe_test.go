@@ -16,10 +16,11 @@ import (
 	"github.com/mcphost/mcphost/plugins"
 )
 
-// recipeConfig writes the configuration of the README's library recipe: a
-// stdio server, a built-in deny and a policy plugin that denies destructive
-// tools except echo (the test server's tools carry no annotations, so MCP's
-// defaults make them destructive).
+// recipeConfig writes a configuration like those of the library's guides
+// (docs/library.md, and the README's "Embed the library"): a stdio server, a
+// built-in deny and a policy plugin that denies destructive tools except echo
+// (the test server's tools carry no annotations, so MCP's defaults make them
+// destructive).
 func recipeConfig(t *testing.T) (dir string, cfg *config.Config) {
 	t.Helper()
 	dir = t.TempDir()
@@ -55,7 +56,7 @@ plugins:
 	return dir, cfg
 }
 
-// The README's "Using the library" recipe enforces the configuration: the
+// The library's recipe (docs/library.md) enforces the configuration: the
 // built-in deny and the plugin's deny both stop calls, and the other tools
 // work.
 func TestREADMERecipeEnforcesPolicies(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/mcphost/mcphost/pdk/abi"
 )
 
-// sreRules is the README's example: deletions in k8s for the SRE group
+// sreRules is the example of this plugin's README: deletions in k8s for the SRE group
 // (by scope, or the SRE static token), force pushes for one person.
 const sreRules = `[
   {"name": "sre-deletes", "tools": ["k8s:delete_*"], "scopes": ["sre"], "callers": ["token:sre_token"]},
