@@ -24,8 +24,12 @@ const noFiles = cobra.ShellCompDirectiveNoFileComp
 // serverIDCommands take a configured server's id as their argument.
 var serverIDCommands = map[string]bool{
 	"mcphost mcp get": true, "mcphost mcp remove": true, "mcphost mcp enable": true,
-	"mcphost mcp disable": true, "mcphost mcp test": true, "mcphost login": true, "mcphost logout": true,
+	"mcphost mcp disable": true, "mcphost mcp test": true,
 }
+
+// loginCommands take the id of a server reached over the network (a stdio
+// server has no login).
+var loginCommands = map[string]bool{"mcphost login": true, "mcphost logout": true}
 
 // toolNameCommands take a tool's public name as their first argument.
 var toolNameCommands = map[string]bool{"mcphost call": true, "mcphost tools show": true}
@@ -40,6 +44,10 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		switch {
 		case serverIDCommands[path]:
 			cmd.ValidArgsFunction = a.firstArg(a.serverIDCandidates)
+		case loginCommands[path]:
+			cmd.ValidArgsFunction = a.firstArg(func(prefix string) []string {
+				return a.serverIDsWhere(prefix, func(s *config.Server) bool { return s.Transport != config.TransportStdio })
+			})
 		case toolNameCommands[path]:
 			cmd.ValidArgsFunction = a.firstArg(a.toolNameCandidates)
 		case path == "mcphost plugin remove":
@@ -139,13 +147,19 @@ func (a *app) completionConfig() *config.Config {
 // serverIDCandidates are the configured servers' ids, each with its
 // transport and whether it is off.
 func (a *app) serverIDCandidates(prefix string) []string {
+	return a.serverIDsWhere(prefix, func(*config.Server) bool { return true })
+}
+
+// serverIDsWhere are the configured ids starting with prefix whose server
+// keep says yes to, each described by its transport and state.
+func (a *app) serverIDsWhere(prefix string, keep func(*config.Server) bool) []string {
 	cfg := a.completionConfig()
 	if cfg == nil {
 		return nil
 	}
 	var out []string
 	for _, s := range cfg.Servers {
-		if !strings.HasPrefix(s.ID, prefix) || !completable(s.ID) {
+		if !strings.HasPrefix(s.ID, prefix) || !completable(s.ID) || !keep(s) {
 			continue
 		}
 		desc := s.Transport

@@ -189,8 +189,12 @@ func TestCompleteConfigAndFlagValues(t *testing.T) {
 plugins:
   - {name: deny-rm, path: /nowhere/deny.wasm}
 `)
-	for _, cmd := range [][]string{{"mcp", "get"}, {"mcp", "remove"}, {"mcp", "enable"}, {"mcp", "disable"}, {"mcp", "test"}, {"login"}, {"logout"}} {
+	for _, cmd := range [][]string{{"mcp", "get"}, {"mcp", "remove"}, {"mcp", "enable"}, {"mcp", "disable"}, {"mcp", "test"}} {
 		wantValues(t, strings.Join(cmd, " "), e.complete(append(cmd, "ev")...), "ev", "evil")
+	}
+	// A stdio server has no login.
+	for _, cmd := range [][]string{{"login"}, {"logout"}} {
+		wantValues(t, strings.Join(cmd, " "), e.complete(append(cmd, "ev")...), "evil")
 	}
 	got := e.complete("mcp", "get", "")
 	wantValues(t, "mcp get", got, "ev", "evil", "web")
