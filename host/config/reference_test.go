@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -53,6 +54,26 @@ func TestReferenceExamples(t *testing.T) {
 					t.Errorf("%s: %v (untrusted %v)", s.ID, s.Err, s.Untrusted)
 				}
 			}
+			// The JSON and TOML examples are the YAML one in another
+			// format: they load to the same servers and names.
+			if name == "config.json" || name == "config.toml" {
+				y := newEnv(t)
+				y.environ = e.environ
+				y.writeGlobal("config.yaml", global)
+				if got, want := summary(cfg), summary(y.load()); got != want {
+					t.Errorf("%s loads to\n%s\nthe YAML example to\n%s", name, got, want)
+				}
+			}
 		})
 	}
+}
+
+// summary is what a configuration example says: its servers and names.
+func summary(cfg *Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "names %+v\n", cfg.Names)
+	for _, s := range cfg.Servers {
+		fmt.Fprintf(&b, "%s %s %q %q %q enabled=%v\n", s.ID, s.Transport, s.Command, s.Args, s.URL, s.Enabled)
+	}
+	return b.String()
 }
