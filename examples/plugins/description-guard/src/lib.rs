@@ -2,7 +2,8 @@
 //! the tools whose name, title or description carries tool poisoning:
 //! invisible or bidi characters, long base64 or hex blobs, markup and
 //! phrases aimed at the model, orders to read credential files, and the
-//! tool names of other servers (see guard.rs for the rules and README.md
+//! tool names of other servers (and, with `schema` on, the descriptions,
+//! titles and property names of its input schema) (see guard.rs for the rules and README.md
 //! for the research they come from).
 //!
 //! A filter can only keep or drop names (ABI §4.2), so `action: flag` keeps
@@ -12,7 +13,7 @@
 pub mod guard;
 
 use guard::{Guard, Settings};
-use mcphost_pdk::{config, log, Error, FilterToolsRequest, FilterToolsResponse, Level};
+use mcphost_pdk::{config, log, Error, FilterToolsRequest, FilterToolsResponse, Level, Value};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -65,6 +66,7 @@ fn filter(req: FilterToolsRequest) -> Result<FilterToolsResponse, Error> {
             )))
         }
     };
+    let scan_schema = config::flag("schema", true)?;
     let guard = guard()?;
     let mut own: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     own.sort_unstable();
@@ -73,9 +75,16 @@ fn filter(req: FilterToolsRequest) -> Result<FilterToolsResponse, Error> {
     let mut buf = Vec::new();
     let mut findings = 0usize;
     for t in &req.tools {
-        let finding = [("name", &t.name), ("title", &t.title), ("description", &t.description)]
+        let mut finding = [("name", &t.name), ("title", &t.title), ("description", &t.description)]
             .iter()
             .find_map(|(field, text)| guard.check(&req.server, &own, field, text, &mut buf));
+        if finding.is_none() && scan_schema {
+            if let Some(schema) = &t.input_schema {
+                finding = schema_texts(schema)
+                    .into_iter()
+                    .find_map(|text| guard.check(&req.server, &own, "input_schema", text, &mut buf));
+            }
+        }
         if let Some(f) = &finding {
             findings += 1;
             if findings <= MAX_LOGGED {
@@ -106,6 +115,33 @@ fn filter(req: FilterToolsRequest) -> Result<FilterToolsResponse, Error> {
         );
     }
     Ok(FilterToolsResponse { tools: keep })
+}
+
+/// The texts of an input schema that reach the model: every `description`
+/// and `title` string, at any depth, and the names of properties. (Poisoning
+/// is not only in the tool's description: CyberArk's "Poison everywhere"
+/// puts it in parameter descriptions and names.) An explicit stack, not
+/// recursion: the host allows nesting 1000 deep.
+fn schema_texts(schema: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("description" | "title", Value::String(s)) => out.push(s.as_str()),
+                        ("properties", Value::Object(props)) => out.extend(props.keys().map(String::as_str)),
+                        _ => {}
+                    }
+                    stack.push(x);
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
+        }
+    }
+    out
 }
 
 mcphost_pdk::plugin! {
