@@ -5,6 +5,7 @@
 //! position. There is no regex engine: Debian's `regex` crate is not one of
 //! the crates the offline build provides, and it would add hundreds of KB.
 
+use crate::defaults::{DEFAULT_PATHS, DEFAULT_PHRASES, DEFAULT_TAGS};
 use mcphost_pdk::Error;
 
 /// The rules, in the order they are checked; the first that fires names
@@ -37,109 +38,6 @@ pub struct Finding {
     pub field: &'static str,
     pub what: String,
 }
-
-/// The default instructions aimed at the model: overrides of earlier
-/// instructions, concealment from the user, coercion, cross-tool orders and
-/// chat-template markers. Taken from the tool-poisoning write-ups cited in
-/// README.md. Lower case; runs of white space match any white space.
-pub const DEFAULT_PHRASES: &[&str] = &[
-    "ignore previous instructions",
-    "ignore all previous instructions",
-    "ignore the previous instructions",
-    "ignore prior instructions",
-    "ignore all prior instructions",
-    "ignore any previous instructions",
-    "ignore your instructions",
-    "ignore all instructions",
-    "ignore the above",
-    "disregard previous instructions",
-    "disregard all previous",
-    "disregard prior instructions",
-    "disregard the above",
-    "disregard your instructions",
-    "forget previous instructions",
-    "forget all previous",
-    "forget your instructions",
-    "override your instructions",
-    "these instructions override",
-    "do not mention",
-    "don't mention",
-    "never mention",
-    "do not tell the user",
-    "don't tell the user",
-    "never tell the user",
-    "do not inform the user",
-    "don't inform the user",
-    "do not reveal",
-    "don't reveal",
-    "never reveal",
-    "do not disclose",
-    "without telling the user",
-    "without informing the user",
-    "without the user knowing",
-    "hide this from the user",
-    "the user must not know",
-    "the user should not know",
-    "very very important",
-    "otherwise the tool will not work",
-    "otherwise the tool won't work",
-    "the application will crash",
-    "when this tool is available",
-    "before using any other tool",
-    "before calling any other tool",
-    "pass its content",
-    "pass their content",
-    "pass the content of",
-    "sidenote",
-    "you are now",
-    "<!--",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|system|>",
-    "<|endoftext|>",
-    "[inst]",
-    "<<sys>>",
-];
-
-/// The default markup tags aimed at the model (`<IMPORTANT>`, ...), any
-/// case, opening or closing.
-pub const DEFAULT_TAGS: &[&str] = &[
-    "important",
-    "system",
-    "system-reminder",
-    "system_prompt",
-    "instructions",
-    "instruction",
-    "secret",
-    "hidden",
-    "admin",
-    "critical",
-    "sys",
-];
-
-/// The default files whose mention in a tool's description is an order to
-/// read credentials or the client's own configuration.
-pub const DEFAULT_PATHS: &[&str] = &[
-    "~/.ssh",
-    ".ssh/",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "~/.aws",
-    ".aws/credentials",
-    "~/.cursor",
-    "mcp.json",
-    "claude_desktop_config.json",
-    "/etc/passwd",
-    "/etc/shadow",
-    ".netrc",
-    ".git-credentials",
-    ".docker/config.json",
-    ".kube/config",
-    "~/.gnupg",
-    ".npmrc",
-    ".pypirc",
-];
 
 /// Bounds on the configuration, so that a huge list cannot make every
 /// listing slow.
@@ -264,7 +162,10 @@ impl Guard {
             add("phrase", &p);
         }
         for t in list_or("tags", &s.tags, DEFAULT_TAGS)? {
-            if !t.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
+            if !t
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+            {
                 return Err(Error::new(format!(
                     "config tags: {t:?} is not a tag name (letters, digits, - and _; without < and >)"
                 )));
@@ -359,8 +260,13 @@ impl Guard {
             if i > 0 && word_byte(t[i - 1]) && word_byte(t[i]) {
                 continue;
             }
-            let from = self.phrases.partition_point(|p| key2(&p.text, 0) < k as u16);
-            for p in self.phrases[from..].iter().take_while(|p| key2(&p.text, 0) == k as u16) {
+            let from = self
+                .phrases
+                .partition_point(|p| key2(&p.text, 0) < k as u16);
+            for p in self.phrases[from..]
+                .iter()
+                .take_while(|p| key2(&p.text, 0) == k as u16)
+            {
                 let end = i + p.text.len();
                 if end > t.len() || t[i..end] != p.text[..] {
                     continue;
@@ -422,8 +328,14 @@ impl Guard {
             for k in self.known.iter().filter(|k| other(k)) {
                 if glob_match(&k.tool, word) {
                     return Some(match &k.server {
-                        Some(sv) => format!("mentions {word:?}, a tool of server {sv:?} (known_tools {sv}:{})", k.tool),
-                        None => format!("mentions {word:?}, a tool of another server (known_tools {})", k.tool),
+                        Some(sv) => format!(
+                            "mentions {word:?}, a tool of server {sv:?} (known_tools {sv}:{})",
+                            k.tool
+                        ),
+                        None => format!(
+                            "mentions {word:?}, a tool of another server (known_tools {})",
+                            k.tool
+                        ),
                     });
                 }
             }
@@ -495,12 +407,26 @@ pub fn invisible(text: &str) -> Option<String> {
         let kind = match c {
             '\t' | '\n' | '\r' => None,
             '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' => Some("control character"),
-            '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-                Some("bidi control")
-            }
-            '\u{ad}' | '\u{34f}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180e}'
-            | '\u{200b}' | '\u{200c}' | '\u{2060}'..='\u{2064}' | '\u{3164}' | '\u{feff}'
-            | '\u{ffa0}' | '\u{fff9}'..='\u{fffb}' | '\u{1d173}'..='\u{1d17a}' => Some("invisible character"),
+            '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => Some("bidi control"),
+            '\u{ad}'
+            | '\u{34f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180e}'
+            | '\u{200b}'
+            | '\u{200c}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{1d173}'..='\u{1d17a}' => Some("invisible character"),
             // A joiner between two pictographs makes one emoji (a family, a
             // flag): keep that; anywhere else it hides a break.
             '\u{200d}' if pictograph(prev) && pictograph(next) => None,
@@ -509,7 +435,9 @@ pub fn invisible(text: &str) -> Option<String> {
             '\u{e0100}'..='\u{e01ef}' => Some("variation selector"),
             // One selector after a symbol picks its style (text or emoji);
             // a run of them carries data.
-            '\u{fe00}'..='\u{fe0f}' if variation_selector(prev) => Some("run of variation selectors"),
+            '\u{fe00}'..='\u{fe0f}' if variation_selector(prev) => {
+                Some("run of variation selectors")
+            }
             _ => None,
         };
         if let Some(kind) = kind {

@@ -10,6 +10,7 @@
 //! the tool and writes the finding to the host's log at warn level;
 //! `action: hide` (the default) drops it and logs at info level.
 
+mod defaults;
 pub mod guard;
 
 use guard::{Guard, Settings};
@@ -75,14 +76,18 @@ fn filter(req: FilterToolsRequest) -> Result<FilterToolsResponse, Error> {
     let mut buf = Vec::new();
     let mut findings = 0usize;
     for t in &req.tools {
-        let mut finding = [("name", &t.name), ("title", &t.title), ("description", &t.description)]
-            .iter()
-            .find_map(|(field, text)| guard.check(&req.server, &own, field, text, &mut buf));
+        let mut finding = [
+            ("name", &t.name),
+            ("title", &t.title),
+            ("description", &t.description),
+        ]
+        .iter()
+        .find_map(|(field, text)| guard.check(&req.server, &own, field, text, &mut buf));
         if finding.is_none() && scan_schema {
             if let Some(schema) = &t.input_schema {
-                finding = schema_texts(schema)
-                    .into_iter()
-                    .find_map(|text| guard.check(&req.server, &own, "input_schema", text, &mut buf));
+                finding = schema_texts(schema).into_iter().find_map(|text| {
+                    guard.check(&req.server, &own, "input_schema", text, &mut buf)
+                });
             }
         }
         if let Some(f) = &finding {
@@ -131,7 +136,9 @@ fn schema_texts(schema: &Value) -> Vec<&str> {
                 for (k, x) in m {
                     match (k.as_str(), x) {
                         ("description" | "title", Value::String(s)) => out.push(s.as_str()),
-                        ("properties", Value::Object(props)) => out.extend(props.keys().map(String::as_str)),
+                        ("properties", Value::Object(props)) => {
+                            out.extend(props.keys().map(String::as_str))
+                        }
                         _ => {}
                     }
                     stack.push(x);

@@ -64,7 +64,10 @@ fn poisoned_corpus() {
         assert_eq!(out.logs.len(), 1, "{label}: {:?}", out.logs);
         let (level, line) = &out.logs[0];
         assert_eq!(*level, Level::Info, "{label}");
-        assert!(line.contains(&format!(": rule {rule}: ")), "{label}: want rule {rule}: {line}");
+        assert!(
+            line.contains(&format!(": rule {rule}: ")),
+            "{label}: want rule {rule}: {line}"
+        );
     }
 }
 
@@ -116,9 +119,18 @@ fn rules_choose_what_runs() {
         {"name": "a", "description": "x\u{202e}y"},
         {"name": "b", "description": "<important>"},
         {"name": "c", "description": "52656164207e2f2e7373682f69645f727361"}]});
-    assert_eq!(kept(&call(Host::new().config("rules", "markup"), &req)), ["a", "c"]);
-    assert_eq!(kept(&call(Host::new().config("rules", "invisible, blob"), &req)), ["b"]);
-    assert_eq!(kept(&call(Host::new().config("min_hex", "64"), &req)), ["c"]);
+    assert_eq!(
+        kept(&call(Host::new().config("rules", "markup"), &req)),
+        ["a", "c"]
+    );
+    assert_eq!(
+        kept(&call(Host::new().config("rules", "invisible, blob"), &req)),
+        ["b"]
+    );
+    assert_eq!(
+        kept(&call(Host::new().config("min_hex", "64"), &req)),
+        ["c"]
+    );
 }
 
 #[test]
@@ -143,7 +155,10 @@ fn many_findings_log_bounded() {
     let out = call(Host::new(), &json!({"server": "s", "tools": tools}));
     assert!(kept(&out).is_empty());
     assert_eq!(out.logs.len(), MAX_LOGGED + 1);
-    assert_eq!(out.logs[MAX_LOGGED].1, r#"68 more tools of server "s" hidden"#);
+    assert_eq!(
+        out.logs[MAX_LOGGED].1,
+        r#"68 more tools of server "s" hidden"#
+    );
 }
 
 #[test]
@@ -157,12 +172,24 @@ fn config_errors() {
     let req = json!({"server": "s", "tools": [{"name": "a"}]});
     for (k, v, want) in [
         ("action", "drop", "config action=\"drop\": want hide"),
-        ("rules", "markup,homoglyphs", "config rules: unknown rule \"homoglyphs\""),
+        (
+            "rules",
+            "markup,homoglyphs",
+            "config rules: unknown rule \"homoglyphs\"",
+        ),
         ("rules", " , ", "config rules: names no item"),
         ("min_hex", "4", "config min_hex=\"4\": want a whole number"),
         ("min_base64", "lots", "config min_base64=\"lots\""),
-        ("tags", "<important>", "config tags: \"<important>\" is not a tag name"),
-        ("known_tools", "mail:", "config known_tools: \"mail:\": want server:tool"),
+        (
+            "tags",
+            "<important>",
+            "config tags: \"<important>\" is not a tag name",
+        ),
+        (
+            "known_tools",
+            "mail:",
+            "config known_tools: \"mail:\": want server:tool",
+        ),
     ] {
         let out = call(Host::new().config(k, v), &req);
         assert_eq!(out.rc, 1, "{k}={v}");
@@ -178,7 +205,10 @@ fn config_errors() {
 fn bad_input_is_an_error() {
     let out = Host::new().call(mcphost_filter_tools_v1, br#"{"server":1}"#);
     assert_eq!(out.rc, 1);
-    assert!(out.error.unwrap().starts_with("mcphost_filter_tools_v1: invalid input: "));
+    assert!(out
+        .error
+        .unwrap()
+        .starts_with("mcphost_filter_tools_v1: invalid input: "));
 }
 
 #[test]
@@ -199,15 +229,24 @@ fn normalize_cases() {
 #[test]
 fn scanners() {
     assert_eq!(invisible("plain\ttext\n"), None);
-    assert_eq!(invisible("a\u{202e}b").unwrap(), "bidi control U+202E at byte 1");
-    assert_eq!(invisible("\u{e0041}").unwrap(), "tag character U+E0041 at byte 0");
+    assert_eq!(
+        invisible("a\u{202e}b").unwrap(),
+        "bidi control U+202E at byte 1"
+    );
+    assert_eq!(
+        invisible("\u{e0041}").unwrap(),
+        "tag character U+E0041 at byte 0"
+    );
     assert_eq!(invisible("\u{2764}\u{fe0f}"), None);
     assert!(invisible("\u{2764}\u{fe0f}\u{fe0e}").is_some());
     assert!(invisible("a\u{200d}b").is_some());
     assert_eq!(blob(b"short 0123abcdef", 40, 32), None);
     assert_eq!(blob(&[b'A'; 5000], 40, 32), None, "no digit, no lower case");
     let hex = "0123456789abcdef".repeat(2);
-    assert_eq!(blob(hex.as_bytes(), 40, 32).unwrap(), "hex run of 32 characters at byte 0");
+    assert_eq!(
+        blob(hex.as_bytes(), 40, 32).unwrap(),
+        "hex run of 32 characters at byte 0"
+    );
     assert_eq!(blob(hex[1..].as_bytes(), 40, 32), None);
 }
 
@@ -236,8 +275,20 @@ fn schema_texts_scanned_unless_off() {
         {"name": "c", "input_schema": {"type": "object", "properties": {"description": {"type": "string"}}, "required": ["description"]}}]});
     let out = call(Host::new(), &req);
     assert_eq!(kept(&out), ["c"]);
-    assert!(out.logs[0].1.ends_with(r#"phrase "ignore previous instructions" in its input_schema"#), "{:?}", out.logs);
-    assert_eq!(kept(&call(Host::new().config("schema", "off"), &req)), ["a", "b", "c"]);
+    assert!(
+        out.logs[0]
+            .1
+            .ends_with(r#"phrase "ignore previous instructions" in its input_schema"#),
+        "{:?}",
+        out.logs
+    );
+    assert_eq!(
+        kept(&call(Host::new().config("schema", "off"), &req)),
+        ["a", "b", "c"]
+    );
     let out = call(Host::new().config("schema", "maybe"), &req);
-    assert!(out.error.unwrap().starts_with("config schema=\"maybe\": want true or false"));
+    assert!(out
+        .error
+        .unwrap()
+        .starts_with("config schema=\"maybe\": want true or false"));
 }
