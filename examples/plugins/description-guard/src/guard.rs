@@ -220,25 +220,35 @@ impl Guard {
         own: &[&str],
         field: &'static str,
         text: &str,
-        buf: &mut Vec<u8>,
+        buf: &mut (Vec<u8>, Vec<usize>),
     ) -> Option<Finding> {
         if text.is_empty() {
             return None;
         }
         let found = |rule: Rule, what: String| Some(Finding { rule, field, what });
-        if self.on(Rule::Invisible) {
-            if let Some(w) = invisible(text) {
-                return found(Rule::Invisible, w);
+        // One pass finds the blobs and tells whether the text has any byte
+        // the invisible rule looks at; plain ASCII, the common case, skips
+        // that rule's character-by-character pass.
+        let (blob_on, invisible_on) = (self.on(Rule::Blob), self.on(Rule::Invisible));
+        if blob_on || invisible_on {
+            let (run, odd) = if blob_on {
+                runs(text.as_bytes(), self.min_base64, self.min_hex)
+            } else {
+                runs(text.as_bytes(), usize::MAX, usize::MAX)
+            };
+            if invisible_on && odd {
+                if let Some(w) = invisible(text) {
+                    return found(Rule::Invisible, w);
+                }
             }
-        }
-        if self.on(Rule::Blob) {
-            if let Some(w) = blob(text.as_bytes(), self.min_base64, self.min_hex) {
+            if let Some(w) = run {
                 return found(Rule::Blob, w);
             }
         }
         if self.on(Rule::Markup) {
-            normalize(text, buf);
-            if let Some(w) = self.markup(buf) {
+            let (norm, cands) = buf;
+            self.normalize_marking(text, norm, cands);
+            if let Some(w) = self.markup(norm, cands) {
                 return found(Rule::Markup, w);
             }
         }
@@ -250,22 +260,44 @@ impl Guard {
         None
     }
 
-    fn markup(&self, t: &[u8]) -> Option<String> {
-        for i in 0..t.len().saturating_sub(1) {
-            let k = key2(t, i) as usize;
+    /// Writes `text` normalized (see [`normalize`]) to `out` and, in the
+    /// same pass, the positions where a phrase may start to `cands`: those
+    /// whose first two bytes begin some phrase (one bit test) and that do
+    /// not sit inside a word. One pass instead of two matters under the
+    /// host's timeout, which costs every loop iteration an exit to Go.
+    fn normalize_marking(&self, text: &str, out: &mut Vec<u8>, cands: &mut Vec<usize>) {
+        out.clear();
+        out.reserve(text.len());
+        cands.clear();
+        for &c in text.as_bytes() {
+            if !normalize_byte(out, c) {
+                continue;
+            }
+            let j = out.len() - 1;
+            if j == 0 {
+                continue;
+            }
+            let k = (out[j - 1] as usize) << 8 | out[j] as usize;
             if self.first2[k / 64] & (1 << (k % 64)) == 0 {
                 continue;
             }
             // A phrase that starts with a letter or digit must start a word.
-            if i > 0 && word_byte(t[i - 1]) && word_byte(t[i]) {
+            if j >= 2 && word_byte(out[j - 2]) && word_byte(out[j - 1]) {
                 continue;
             }
-            let from = self
-                .phrases
-                .partition_point(|p| key2(&p.text, 0) < k as u16);
+            cands.push(j - 1);
+        }
+    }
+
+    fn markup(&self, t: &[u8], cands: &[usize]) -> Option<String> {
+        for &i in cands {
+            // A '>' may have replaced the second byte since (see
+            // normalize_byte): check the key again.
+            let k = key2(t, i);
+            let from = self.phrases.partition_point(|p| key2(&p.text, 0) < k);
             for p in self.phrases[from..]
                 .iter()
-                .take_while(|p| key2(&p.text, 0) == k as u16)
+                .take_while(|p| key2(&p.text, 0) == k)
             {
                 let end = i + p.text.len();
                 if end > t.len() || t[i..end] != p.text[..] {
@@ -377,24 +409,33 @@ pub fn normalize(text: &str, out: &mut Vec<u8>) {
     out.clear();
     out.reserve(text.len());
     for &c in text.as_bytes() {
-        match c {
-            b' ' | b'\t' | b'\n' | b'\r' => {
-                let after_open = matches!(out.last(), Some(b'<'))
-                    || (out.last() == Some(&b'/') && out.len() >= 2 && out[out.len() - 2] == b'<');
-                if !after_open && out.last() != Some(&b' ') && !out.is_empty() {
-                    out.push(b' ');
-                }
-            }
-            b'*' => {}
-            b'>' => {
-                if out.last() == Some(&b' ') {
-                    out.pop();
-                }
-                out.push(c);
-            }
-            _ => out.push(c.to_ascii_lowercase()),
-        }
+        normalize_byte(out, c);
     }
+}
+
+/// Appends byte `c` of a text to its normalized form `out`; reports whether
+/// it pushed a byte (a '>' may first pop the space before it).
+fn normalize_byte(out: &mut Vec<u8>, c: u8) -> bool {
+    match c {
+        b' ' | b'\t' | b'\n' | b'\r' => {
+            let n = out.len();
+            let after_open = (n >= 1 && out[n - 1] == b'<')
+                || (n >= 2 && out[n - 1] == b'/' && out[n - 2] == b'<');
+            if after_open || n == 0 || out[n - 1] == b' ' {
+                return false;
+            }
+            out.push(b' ');
+        }
+        b'*' => return false,
+        b'>' => {
+            if out.last() == Some(&b' ') {
+                out.pop();
+            }
+            out.push(c);
+        }
+        _ => out.push(c.to_ascii_lowercase()),
+    }
+    true
 }
 
 /// The first invisible, bidi-control or control character of `text`, named
@@ -460,6 +501,14 @@ fn variation_selector(c: char) -> bool {
 /// lower case and digits: prose and identifiers rarely mix all three over
 /// 40 characters) or of hex digits (with a digit and a letter).
 pub fn blob(b: &[u8], min_base64: usize, min_hex: usize) -> Option<String> {
+    runs(b, min_base64, min_hex).0
+}
+
+/// [`blob`], and whether the bytes looked at include one the invisible rule
+/// needs to see (DEL, a control character but tab, line feed and carriage
+/// return, or any non-ASCII byte). When a blob is found the scan stops
+/// there, so the answer is then true: the rest is unknown.
+fn runs(b: &[u8], min_base64: usize, min_hex: usize) -> (Option<String>, bool) {
     const DIGIT: u8 = 1;
     const LOWER: u8 = 2;
     const UPPER: u8 = 4;
@@ -467,6 +516,7 @@ pub fn blob(b: &[u8], min_base64: usize, min_hex: usize) -> Option<String> {
     const HEX_LETTER: u8 = 16;
     let mut start = 0;
     let mut seen = 0u8;
+    let mut odd = false;
     for i in 0..=b.len() {
         let class = match b.get(i) {
             Some(b'0'..=b'9') => DIGIT,
@@ -475,7 +525,11 @@ pub fn blob(b: &[u8], min_base64: usize, min_hex: usize) -> Option<String> {
             Some(b'g'..=b'z') => LOWER | NOT_HEX,
             Some(b'G'..=b'Z') => UPPER | NOT_HEX,
             Some(b'+' | b'/' | b'=' | b'-' | b'_') => NOT_HEX,
-            _ => 0,
+            Some(&c) => {
+                odd |= c >= 0x7f || (c < 0x20 && c != b'\t' && c != b'\n' && c != b'\r');
+                0
+            }
+            None => 0,
         };
         if class != 0 {
             seen |= class;
@@ -483,15 +537,21 @@ pub fn blob(b: &[u8], min_base64: usize, min_hex: usize) -> Option<String> {
         }
         let len = i - start;
         if len >= min_hex && seen & NOT_HEX == 0 && seen & DIGIT != 0 && seen & HEX_LETTER != 0 {
-            return Some(format!("hex run of {len} characters at byte {start}"));
+            return (
+                Some(format!("hex run of {len} characters at byte {start}")),
+                true,
+            );
         }
         if len >= min_base64 && seen & (DIGIT | LOWER | UPPER) == DIGIT | LOWER | UPPER {
-            return Some(format!("base64 run of {len} characters at byte {start}"));
+            return (
+                Some(format!("base64 run of {len} characters at byte {start}")),
+                true,
+            );
         }
         start = i + 1;
         seen = 0;
     }
-    None
+    (None, odd)
 }
 
 /// Reports whether `text` matches `glob`, where `*` matches any run of

@@ -73,7 +73,7 @@ fn filter(req: FilterToolsRequest) -> Result<FilterToolsResponse, Error> {
     own.sort_unstable();
     let mut kept = BTreeSet::new();
     let mut keep = Vec::with_capacity(req.tools.len());
-    let mut buf = Vec::new();
+    let mut buf = (Vec::new(), Vec::new());
     let mut findings = 0usize;
     for t in &req.tools {
         let mut finding = [

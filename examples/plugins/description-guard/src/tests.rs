@@ -292,3 +292,14 @@ fn schema_texts_scanned_unless_off() {
         .unwrap()
         .starts_with("config schema=\"maybe\": want true or false"));
 }
+
+/// A '>' that replaces the space before it makes a new pair of bytes: the
+/// phrase that starts there is still found.
+#[test]
+fn phrase_completed_by_a_closing_bracket() {
+    let req = json!({"server": "s", "tools": [
+        {"name": "a", "description": "see x >"},
+        {"name": "b", "description": "see x y"}]});
+    let out = call(Host::new().config("phrases", "x>"), &req);
+    assert_eq!(kept(&out), ["b"], "{:?}", out.logs);
+}
