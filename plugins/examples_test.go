@@ -32,6 +32,7 @@ func TestExamplePluginsConform(t *testing.T) {
 		{name: "redact-secrets"},
 		{name: "truncate", config: map[string]string{"max_bytes": "256"}},
 		{name: "read-only", config: map[string]string{"allow": "fs:stat_*"}},
+		{name: "description-guard", config: map[string]string{"known_tools": "mail:send_email"}},
 		{name: "header-auth", secret: true},
 		{name: "team-names", config: map[string]string{"team": "red"}},
 		{name: "caller-rules", config: map[string]string{"rules": `[{"tools": ["fs:*"], "scopes": ["sre"]}]`}},

@@ -24,7 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 
-examples=(redact-secrets truncate read-only)
+examples=(redact-secrets truncate read-only description-guard)
 packages=(cargo rustc libstd-rust-dev-wasm32 librust-serde-dev librust-serde-derive-dev librust-serde-json-dev)
 registry=/usr/share/cargo/registry
 
