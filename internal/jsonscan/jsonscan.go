@@ -1,7 +1,10 @@
 // Package jsonscan answers questions about JSON text without decoding it.
 package jsonscan
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // stringEnd returns the index of the quote that ends the string whose
 // contents start at data[i] (len(data) if it does not end). Long runs
@@ -75,6 +78,11 @@ func UniqueKeys(data []byte, maxDepth int) bool {
 		case '"':
 			j := stringEnd(data, i+1)
 			if expectKey && bytes.IndexByte(data[i+1:min(j, len(data))], '\\') >= 0 {
+				return false
+			}
+			// Invalid UTF-8 decodes to U+FFFD: two keys of different bytes
+			// can be one key once decoded.
+			if expectKey && !utf8.Valid(data[i+1:min(j, len(data))]) {
 				return false
 			}
 			if expectKey {
