@@ -57,6 +57,9 @@ type Config struct {
 	// then the project file's, then the --config file's. Invalid and
 	// untrusted entries are included (see Plugin.Err, Plugin.Untrusted).
 	Plugins []*Plugin
+	// Managed is the administrator's managed layer (its rules and files);
+	// nil when there is none.
+	Managed *Managed
 	// Files lists the files that were read, lowest layer first.
 	Files []string
 	// ProjectDir is the absolute project directory that was searched for
@@ -146,6 +149,9 @@ type Server struct {
 	// TrustChanged is set for an Untrusted entry of a project that was
 	// trusted before its files changed (Config.TrustChanged).
 	TrustChanged bool
+	// Blocked, when not empty, says which rule of the managed layer blocks
+	// the server and where it is written: the server never starts.
+	Blocked string
 	// Err is a problem with this entry (bad id, missing command, bad duration,
 	// unset variable...). The server is not started; the message names the
 	// file, the server and the field.

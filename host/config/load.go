@@ -29,7 +29,8 @@ var fileExts = []string{".yaml", ".yml", ".json", ".toml"}
 type layerKind int
 
 const (
-	kindGlobal layerKind = iota
+	kindManaged layerKind = iota // the administrator's: first, and held by the others
+	kindGlobal
 	kindProject
 	kindMCPJSON
 	kindLocal // the user's servers for this directory: above the project's
@@ -51,6 +52,7 @@ type layer struct {
 	policy    map[string]any
 	results   map[string]any
 	trusted   []trustRecord // global file only
+	managed   map[string]any // the managed: section, managed files only
 }
 
 // fromProject reports whether the layer comes from the project directory,
@@ -103,6 +105,14 @@ func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
 		}
 	}
 
+	ml, merrs := managedLayers(r.managedDir)
+	if len(merrs) > 0 {
+		// Nothing runs without the administrator's layer.
+		return nil, nil, errors.Join(merrs...)
+	}
+	for _, l := range ml {
+		add(l, nil)
+	}
 	g, gerrs := readGlobal(r)
 	errs = append(errs, gerrs...)
 	var trusted []trustRecord
@@ -352,7 +362,7 @@ func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*laye
 }
 
 // Top-level keys of native files.
-var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "plugins", "trusted_projects"}
+var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "plugins", "trusted_projects", "managed"}
 
 // buildLayer checks the top level of a parsed map and normalises its server
 // entries. Errors returned make Load fail; errors in one entry stay with it.
@@ -388,6 +398,16 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			}
 		case "plugins":
 			errs = append(errs, l.addPlugins(m[k])...)
+		case "managed":
+			mm, ok := m[k].(map[string]any)
+			switch {
+			case kind != kindManaged:
+				errs = append(errs, fmt.Errorf("config: %s: managed: is only read from the administrator's managed file (%s)", source, filepath.Join(SystemManagedDir(), managedBase+".yaml")))
+			case m[k] != nil && !ok:
+				errs = append(errs, fmt.Errorf("config: %s: managed: must be a map (allowed_servers, denied_servers, lock_settings...)", source))
+			default:
+				l.managed = mm
+			}
 		case "trusted_projects":
 			if kind != kindGlobal {
 				errs = append(errs, fmt.Errorf("config: %s: trusted_projects is only read from the user (global) config file (use \"mcphost trust\")", source))
@@ -400,7 +420,11 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			}
 			l.trusted = recs
 		default:
-			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
+			if kind == kindManaged && contains(managedFields, k) {
+				errs = append(errs, fmt.Errorf("config: %s: %s belongs under managed: (managed: {%s: ...})", source, k, k))
+				continue
+			}
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, plugins, trusted_projects; managed in the managed file)", source, k, suggest(k, topKeys)))
 		}
 	}
 	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
@@ -459,6 +483,13 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 	if cfg.Files == nil {
 		cfg.Files = []string{}
 	}
+	m, err := buildManaged(r.managedDir, layers)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Managed = m
+	holdLayers(m, layers, r.warn)
+	h := heldBy(layers)
 	var errs []error
 	for _, l := range layers {
 		if l.untrusted {
@@ -469,10 +500,10 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		if err := applyNames(&cfg.Names, l); err != nil {
 			errs = append(errs, err)
 		}
-		if err := applyPolicy(&cfg.Policy, l, r.warn); err != nil {
+		if err := applyPolicy(&cfg.Policy, l, h, r.warn); err != nil {
 			errs = append(errs, err)
 		}
-		if err := applyResults(&cfg.Results, l, r.warn); err != nil {
+		if err := applyResults(&cfg.Results, l, h, r.warn); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -487,10 +518,14 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		}
 		s := decodeServer(ms, layers, lookups{r.lookup, r.lookupSecret}, r.workDir, false)
 		s.TrustChanged = s.Untrusted && r.trustChanged && filepath.Clean(s.ProjectDir) == filepath.Clean(r.workDir)
+		s.Blocked = m.blockReason(s, layers[definedBy(ms)].fromProject())
 		cfg.Servers = append(cfg.Servers, s)
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })
 	cfg.Plugins = buildPlugins(layers, lookups{r.lookup, r.lookupSecret})
+	for _, p := range cfg.Plugins {
+		p.Blocked = m.pluginBlockReason(p)
+	}
 	cfg.Warnings = r.warnings
 	return cfg, nil
 }

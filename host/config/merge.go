@@ -137,3 +137,14 @@ func dropOrigins(origins map[string]int, p string, old any) {
 		}
 	}
 }
+
+// definedBy is the index of the layer that says what the server runs or
+// where it connects: the one that set its command or url last.
+func definedBy(ms *mergedServer) int {
+	for _, k := range []string{"command", "url"} {
+		if li, ok := ms.origins[k]; ok {
+			return li
+		}
+	}
+	return ms.source
+}

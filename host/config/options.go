@@ -24,6 +24,12 @@ type LoadOptions struct {
 	// ~/.local/state/mcphost), read from the process like GlobalDir's
 	// default. If it cannot be determined, edits fail, saying so.
 	StateDir string
+	// ManagedDir holds the administrator's managed layer: managed.{yaml,
+	// yml,json,toml} and the fragments in managed.d/. Default:
+	// SystemManagedDir(). No environment variable moves it: a user must
+	// not be able to step out of it. Tests and embedders that manage
+	// their own policy set it.
+	ManagedDir string
 	// WorkDir is the project directory searched for .mcphost.* and .mcp.json,
 	// and the key of the local file. Default: the current directory.
 	WorkDir string
@@ -51,6 +57,7 @@ type LoadOptions struct {
 // resolved is LoadOptions with defaults applied and paths made absolute, so
 // that Source, Files and trust records are stable whatever the cwd.
 type resolved struct {
+	managedDir string // the managed layer's directory
 	globalDir  string // "" when unknown: no global layer
 	stateDir   string // "": the process's user state directory
 	workDir    string
@@ -71,7 +78,14 @@ func (r *resolved) warn(format string, args ...any) {
 }
 
 func (o LoadOptions) resolve() (*resolved, error) {
-	r := &resolved{overrides: o.Overrides, secret: o.Secret}
+	r := &resolved{overrides: o.Overrides, secret: o.Secret, managedDir: SystemManagedDir()}
+	if o.ManagedDir != "" {
+		d, err := filepath.Abs(o.ManagedDir)
+		if err != nil {
+			return nil, fmt.Errorf("config: managed dir: %w", err)
+		}
+		r.managedDir = d
+	}
 	if o.GlobalDir != "" {
 		d, err := filepath.Abs(o.GlobalDir)
 		if err != nil {

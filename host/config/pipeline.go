@@ -53,7 +53,7 @@ var (
 )
 
 // applyPolicy merges one layer's policy section into p.
-func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
+func applyPolicy(p *Policy, l *layer, h held, warn func(string, ...any)) error {
 	if l.policy == nil || l.untrusted {
 		return nil
 	}
@@ -83,7 +83,8 @@ func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
 		v := l.policy[k]
 		switch k {
 		case "allow":
-			if l.fromProject() {
+			// The managed layer's list holds whatever the user's says.
+			if l.fromProject() || l.kind == kindManaged {
 				if list := globs(k, v); len(list) > 0 {
 					p.AllowAlso = append(p.AllowAlso, list)
 				}
@@ -104,6 +105,12 @@ func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
 				}
 				continue
 			}
+			if h.confirm && l.kind != kindManaged {
+				if len(list) > 0 {
+					warn("config: %s: policy.confirm_except is ignored: the administrator's managed configuration sets the confirmations (%s)", l.source, h.policyFile)
+				}
+				continue
+			}
 			p.ConfirmExcept = list
 		default:
 			errs = append(errs, fmt.Errorf("config: %s: policy: unknown field %q%s", l.source, k, suggest(k, policyFields)))
@@ -116,7 +123,7 @@ func applyPolicy(p *Policy, l *layer, warn func(string, ...any)) error {
 }
 
 // applyResults merges one layer's results section into r.
-func applyResults(r *Results, l *layer, warn func(string, ...any)) error {
+func applyResults(r *Results, l *layer, h held, warn func(string, ...any)) error {
 	if l.results == nil || l.untrusted {
 		return nil
 	}
@@ -128,19 +135,27 @@ func applyResults(r *Results, l *layer, warn func(string, ...any)) error {
 			errs = append(errs, fmt.Errorf("config: %s: results.%s: %s must be a whole number of bytes, 0 or more", l.source, k, quoteValue(v)))
 			continue
 		}
-		// A project file may only lower the limits (0 means no cap).
-		lowers := func(cur int) bool { return !l.fromProject() || (i > 0 && (cur == 0 || int(i) <= cur)) }
+		// A project file may only lower the limits (0 means no cap), and
+		// so may every layer above a managed limit.
+		lowerOnly := l.fromProject() || (l.kind != kindManaged && h.results[k])
+		why := func(what string) string {
+			if l.fromProject() {
+				return "a project file can " + what
+			}
+			return "the administrator's managed configuration sets it (" + h.resultsFile + "); other files can " + what
+		}
+		lowers := func(cur int) bool { return !lowerOnly || (i > 0 && (cur == 0 || int(i) <= cur)) }
 		switch k {
 		case "max_bytes":
 			if !lowers(r.MaxBytes) {
-				warn("config: %s: results.max_bytes is ignored: a project file can lower the cap, not raise or remove it", l.source)
+				warn("config: %s: results.max_bytes is ignored: %s", l.source, why("lower the cap, not raise or remove it"))
 				continue
 			}
 			r.MaxBytes = int(i)
 		case "store_bytes":
 			// 0 is the default store (64 MiB), not an unlimited one.
-			if cur := r.StoreBytes; l.fromProject() && (i == 0 || int(i) > cmp.Or(cur, defaultStoreBytes)) {
-				warn("config: %s: results.store_bytes is ignored: a project file can lower it, not raise it", l.source)
+			if cur := r.StoreBytes; lowerOnly && (i == 0 || int(i) > cmp.Or(cur, defaultStoreBytes)) {
+				warn("config: %s: results.store_bytes is ignored: %s", l.source, why("lower it, not raise it"))
 				continue
 			}
 			r.StoreBytes = int(i)
@@ -172,4 +187,31 @@ func asStringList(v any) ([]string, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// held says which settings the managed layer set, so that the layers
+// above it may only tighten them.
+type held struct {
+	confirm     bool // confirm_destructive, assume_destructive or confirm_except
+	policyFile  string
+	results     map[string]bool
+	resultsFile string
+}
+
+func heldBy(layers []*layer) held {
+	h := held{results: map[string]bool{}}
+	for _, l := range layers {
+		if l.kind != kindManaged {
+			continue
+		}
+		for _, k := range []string{"confirm_destructive", "assume_destructive", "confirm_except"} {
+			if _, ok := l.policy[k]; ok {
+				h.confirm, h.policyFile = true, l.source
+			}
+		}
+		for k := range l.results {
+			h.results[k], h.resultsFile = true, l.source
+		}
+	}
+	return h
 }

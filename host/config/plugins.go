@@ -99,6 +99,9 @@ type Plugin struct {
 	// has not been trusted (see Server.Untrusted). Such plugins are not
 	// loaded and take no part in the chain; their secrets are not read.
 	Untrusted bool
+	// Blocked, when not empty, says which rule of the managed layer keeps
+	// the plugin out of the chain (its plugins setting): it is not loaded.
+	Blocked string
 	// Err is a problem with this entry; it names the file, the plugin and
 	// the field. A plugin with Err is not loaded, but it still takes its
 	// place in the chain as a stage that fails every call, so that with

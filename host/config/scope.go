@@ -32,6 +32,9 @@ const (
 	// ScopeUser is <GlobalDir>/config.{yaml,yml,json,toml} (config.yaml is
 	// created if none exists): every project of the user.
 	ScopeUser Scope = "user"
+	// ScopeManaged is the administrator's managed layer (read only: it
+	// is not a scope the CLI writes).
+	ScopeManaged Scope = "managed"
 	// ScopeGlobal is the former name of ScopeUser; ParseScope still reads
 	// "global".
 	ScopeGlobal = ScopeUser
@@ -199,6 +202,8 @@ func scopeKind(s Scope) layerKind {
 // flags. .mcp.json is part of the project scope (read only).
 func scopeOfKind(k layerKind) Scope {
 	switch k {
+	case kindManaged:
+		return ScopeManaged
 	case kindGlobal:
 		return ScopeUser
 	case kindProject, kindMCPJSON:
@@ -241,7 +246,7 @@ func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
 	)
 	for _, l := range layers {
 		own := scopeOfKind(l.kind) == scope
-		below := l.kind == kindGlobal ||
+		below := l.kind == kindGlobal || l.kind == kindManaged ||
 			(scope == ScopeLocal && scopeOfKind(l.kind) == ScopeProject)
 		if !own && !below {
 			continue

@@ -375,6 +375,12 @@ func AddServerWith(opts LoadOptions, scope Scope, entry ServerEntry, o AddOption
 	if err := entry.validate(path, scopeKind(scope), dir); err != nil {
 		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
 	}
+	if reason, err := managedRefusal(r, scope, entry); err != nil || reason != "" {
+		if err != nil {
+			return path, err
+		}
+		return path, fmt.Errorf("config: server %q: %s\nconfig: %s: not written", entry.ID, reason, path)
+	}
 	exists := func() error {
 		return fmt.Errorf("config: %s: server %q: %w (remove it first, or replace it)", path, entry.ID, ErrServerExists)
 	}

@@ -1,0 +1,3 @@
+package config
+
+func systemManagedDir() string { return "/Library/Application Support/mcphost" }

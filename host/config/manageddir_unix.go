@@ -1,0 +1,5 @@
+//go:build !darwin && !windows
+
+package config
+
+func systemManagedDir() string { return "/etc/mcphost" }
