@@ -51,7 +51,7 @@ type layer struct {
 	names     map[string]any
 	policy    map[string]any
 	results   map[string]any
-	trusted   []trustRecord // global file only
+	trusted   []trustRecord  // global file only
 	managed   map[string]any // the managed: section, managed files only
 }
 
