@@ -176,6 +176,10 @@ func (h *Host) unknownToolError(name string) error {
 		s.mu.Lock()
 		st, serr := s.state, s.err
 		s.mu.Unlock()
+		if st == StateBlocked && namesServer(name, s.cfg.ID) {
+			// The administrator's rule is the answer, not a missing tool.
+			return fmt.Errorf("host: tool %q: %w: server %q is %v", name, ErrUnknownTool, s.cfg.ID, serr)
+		}
 		if st == StateError || st == StateConnecting || st == StateReconnecting || st == StateNeedsAuth {
 			// The server's own error says why its tools are missing; a
 			// server whose error already names it is not named twice.
@@ -190,6 +194,12 @@ func (h *Host) unknownToolError(name string) error {
 		return fmt.Errorf("host: tool %q: %w; servers not ready: %s", name, ErrUnknownTool, strings.Join(down, ", "))
 	}
 	return fmt.Errorf("host: tool %q: %w (list tools with \"mcphost tools\")", name, ErrUnknownTool)
+}
+
+// namesServer: name is written as one of the server's tools would be
+// (server:tool, or a public name of the built-in schemes).
+func namesServer(name, id string) bool {
+	return strings.HasPrefix(name, id+":") || strings.HasPrefix(name, "mcp__"+id+"__") || strings.HasPrefix(name, id+"_")
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

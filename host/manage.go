@@ -57,6 +57,9 @@ func (h *Host) SetEnabled(ctx context.Context, id string, enabled bool) error {
 	if err != nil {
 		return err
 	}
+	if enabled && s.cfg.Blocked != "" {
+		return fmt.Errorf("host: enable: server %q is %s", id, s.cfg.Blocked)
+	}
 	s.mu.Lock()
 	if s.enabled == enabled {
 		s.mu.Unlock()
@@ -67,7 +70,9 @@ func (h *Host) SetEnabled(ctx context.Context, id string, enabled bool) error {
 	if !enabled {
 		err := s.stopSupervisor(ctx)
 		s.unlist()
-		s.setState(StateDisabled, nil)
+		if s.cfg.Blocked == "" {
+			s.setState(StateDisabled, nil)
+		}
 		return err
 	}
 	if !s.startable() {
@@ -143,6 +148,8 @@ func (h *Host) SetServers(ctx context.Context, cfg *config.Config) (ServersChang
 		}
 		want[sc.ID] = withDefaults(sc)
 		switch {
+		case sc.Blocked != "":
+			change.Errors[sc.ID] = errors.New(sc.Blocked)
 		case sc.Err != nil:
 			change.Errors[sc.ID] = sc.Err
 		case sc.Untrusted && sc.Enabled:

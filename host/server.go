@@ -96,6 +96,9 @@ func newServer(h *Host, sc *config.Server) *server {
 		}
 	}
 	switch {
+	case sc.Blocked != "":
+		// Before everything else: nothing the user does starts it.
+		s.state, s.err = StateBlocked, errors.New(sc.Blocked)
 	case sc.Err != nil:
 		s.state, s.err = StateError, sc.Err
 	case !sc.Enabled:
@@ -114,7 +117,7 @@ func newServer(h *Host, sc *config.Server) *server {
 func (s *server) startable() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cfg.Err == nil && !s.cfg.Untrusted && s.enabled
+	return s.cfg.Err == nil && !s.cfg.Untrusted && s.cfg.Blocked == "" && s.enabled
 }
 
 func (s *server) setState(st State, err error) {
@@ -202,6 +205,8 @@ func (s *server) transientLocked() bool {
 // unavailableLocked says why the server has no ready session.
 func (s *server) unavailableLocked() error {
 	switch s.state {
+	case StateBlocked:
+		return fmt.Errorf("server %q is %v", s.cfg.ID, s.err)
 	case StateDisabled:
 		return fmt.Errorf("server %q is disabled (enable it with \"mcphost mcp enable %s\")", s.cfg.ID, s.cfg.ID)
 	case StateConnecting:

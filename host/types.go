@@ -43,8 +43,12 @@ type State string
 
 // Server states.
 const (
-	StateDisabled   State = "disabled"
-	StateUntrusted  State = "untrusted"
+	StateDisabled  State = "disabled"
+	StateUntrusted State = "untrusted"
+	// StateBlocked: a rule of the administrator's managed configuration
+	// blocks the server (Status.Error names the rule and its file). It
+	// never starts.
+	StateBlocked    State = "blocked"
 	StateConnecting State = "connecting"
 	StateReady      State = "ready"
 	// StateReconnecting: the connection was lost or a connect failed; the

@@ -86,6 +86,9 @@ func (p *Plugin) load(ctx context.Context, opts Options) *Error {
 	if spec.Untrusted {
 		return p.loadError("not loaded: it comes from a project file that has not been trusted (mcphost trust)")
 	}
+	if spec.Blocked != "" {
+		return p.loadError("not loaded: %s", spec.Blocked)
+	}
 	if spec.Path == "" {
 		return p.loadError("no path")
 	}

@@ -35,6 +35,8 @@ type Status struct {
 	// Untrusted: from a project file not yet trusted; not loaded, not in
 	// the chain. Err is nil for such entries.
 	Untrusted bool
+	// Blocked is Spec.Blocked: not loaded, not in the chain.
+	Blocked string
 	// Err is why the plugin did not load (an *Error of KindLoad). Its stage
 	// is still in the chain and fails every call.
 	Err          error
@@ -61,8 +63,8 @@ func Load(ctx context.Context, specs []*Spec, opts Options) (*Set, error) {
 		if spec == nil {
 			continue
 		}
-		if spec.Untrusted {
-			s.status[i] = Status{Name: spec.Name, Path: spec.Path, Source: spec.Source, Untrusted: true, Hooks: spec.Hooks}
+		if spec.Untrusted || spec.Blocked != "" {
+			s.status[i] = Status{Name: spec.Name, Path: spec.Path, Source: spec.Source, Untrusted: spec.Untrusted, Blocked: spec.Blocked, Hooks: spec.Hooks}
 			continue
 		}
 		wg.Add(1)

@@ -71,6 +71,10 @@ type Spec struct {
 	// Untrusted: from a project file of a directory not yet trusted. Such
 	// plugins are not loaded and take no part in the chain.
 	Untrusted bool
+	// Blocked, when not empty, is the rule of an administrator's managed
+	// configuration that keeps the plugin out of the chain: it is not
+	// loaded, as an untrusted one is not.
+	Blocked string
 	// Err is a problem with the entry the spec came from. A plugin with Err
 	// is not loaded, but it still takes its place in the chain as a stage
 	// that fails every call, so that with on_error deny (the default) a

@@ -34,6 +34,7 @@ func Spec(p *config.Plugin) *plugins.Spec {
 		Mode:         p.Mode,
 		Source:       p.Source,
 		Untrusted:    p.Untrusted,
+		Blocked:      p.Blocked,
 		Err:          p.Err,
 	}
 }

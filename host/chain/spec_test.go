@@ -39,7 +39,7 @@ func TestSpecCopiesEveryField(t *testing.T) {
 		Servers: []string{"s*"}, Config: map[string]string{"k": "v"},
 		Limits:  config.PluginLimits{Timeout: time.Second, MemoryMB: 3, MaxOutputBytes: 4},
 		Secrets: config.Secrets{"t": "v"}, AllowedHosts: []string{"h"}, AllowPrivate: true,
-		OnError: config.OnErrorAllow, Mode: config.ModeShadow, Source: "f", Untrusted: true, Err: errors.New("e"),
+		OnError: config.OnErrorAllow, Mode: config.ModeShadow, Source: "f", Untrusted: true, Blocked: "b", Err: errors.New("e"),
 	}
 	out := reflect.ValueOf(*Spec(in))
 	src := reflect.ValueOf(*in)
