@@ -73,11 +73,18 @@ func npmBin(t *testing.T) string {
 
 func buildMcphost(t *testing.T) {
 	t.Helper()
-	exe := filepath.Join(binDir, "mcphost")
+	buildMcphostIn(t, binDir)
+}
+
+// buildMcphostIn builds mcphost into dir, with extra go build flags.
+func buildMcphostIn(t *testing.T, dir string, flags ...string) {
+	t.Helper()
+	exe := filepath.Join(dir, "mcphost")
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-o", exe, "./cmd/mcphost")
+	args := append(append([]string{"build"}, flags...), "-o", exe, "./cmd/mcphost")
+	cmd := exec.Command("go", args...)
 	cmd.Dir = repoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/mcphost: %v\n%s", err, out)
@@ -122,7 +129,11 @@ func TestDocExamples(t *testing.T) {
 			}
 		}
 		name := strings.TrimSuffix(strings.ReplaceAll(rel, string(filepath.Separator), "-"), ".md")
-		if err := os.WriteFile(filepath.Join(scripts, name+".txtar"), scriptOf(steps), 0o644); err != nil {
+		script := scriptOf(steps)
+		if strings.Contains(string(text), managedDir) {
+			script = append([]byte(managedSession(t, name)), script...)
+		}
+		if err := os.WriteFile(filepath.Join(scripts, name+".txtar"), script, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,6 +151,7 @@ func TestDocExamples(t *testing.T) {
 			"docfile": docFile,
 			"docwait": docWait,
 			"docprep": prepareStart,
+			"docmanaged": useManaged,
 		},
 	})
 }

@@ -73,6 +73,9 @@ func freePort() (string, error) {
 func prepare(ts *testscript.TestScript, n string) string {
 	cmd := docText(ts, n+".cmd")
 	run := strings.ReplaceAll(cmd, docAddr, "127.0.0.1:"+ts.Getenv("DOC_PORT"))
+	if root := ts.Getenv("DOC_ROOT"); root != "" {
+		run = strings.ReplaceAll(run, managedDir, root+managedDir)
+	}
 	ts.Check(os.WriteFile(docPath(ts, n+".run"), []byte(run), 0o600))
 	return strings.TrimSpace(cmd)
 }
@@ -104,6 +107,9 @@ func withoutUV(path string) string {
 // script's address as the doc's.
 func shown(ts *testscript.TestScript, out string) string {
 	out = strings.ReplaceAll(out, "127.0.0.1:"+ts.Getenv("DOC_PORT"), docAddr)
+	if root := ts.Getenv("DOC_ROOT"); root != "" {
+		out = strings.ReplaceAll(out, root+managedDir, managedDir)
+	}
 	return strings.ReplaceAll(out, ts.Getenv("HOME"), "~")
 }
 
