@@ -147,10 +147,10 @@ func TestDocExamples(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupDoc(repoRoot(t), npm),
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"docrun":  docRun,
-			"docfile": docFile,
-			"docwait": docWait,
-			"docprep": prepareStart,
+			"docrun":     docRun,
+			"docfile":    docFile,
+			"docwait":    docWait,
+			"docprep":    prepareStart,
 			"docmanaged": useManaged,
 		},
 	})
