@@ -71,6 +71,7 @@ fuzz() { # package target inputs
 }
 fuzz ./host/config FuzzExpand 20000
 fuzz ./host/config FuzzLoad 500
+fuzz ./host/config FuzzManaged 300
 fuzz ./host/config FuzzRedactURL 20000
 fuzz ./host/naming FuzzMap 20000
 fuzz ./transports FuzzLineSource 20000

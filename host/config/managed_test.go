@@ -340,3 +340,48 @@ func TestAddServerRefusedByManaged(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzManaged loads arbitrary bytes as the managed file under a user file
+// with servers and plugins: no panic; a managed file that loads blocks
+// only what is not its own, naming the file; AddServer answers.
+func FuzzManaged(f *testing.F) {
+	for _, s := range []string{
+		"managed: {allowed_servers: [{id: \"a*\"}, {command: npx, args: [\"-y\", \"**\"]}], denied_servers: [{url: \"http://*\"}]}\n",
+		"managed: {allow_user_servers: false, plugins: managed_only, lock_settings: [names, servers.a.command]}\nservers: {b: {command: y}}\n",
+		"managed: {denied_servers: [{args: []}, {registry: x}], require_signed_plugins: true}\npolicy: {allow: [\"*\"], confirm_except: [\"*\"]}\nresults: {max_bytes: 5}\n",
+		`{"managed": {"lock_settings": ["plugins", "policy.deny"], "plugins": "pinned"}, "plugins": [{"name": "p", "path": "p.wasm"}]}`,
+		"[managed]\nallow_project_servers = false\n[[managed.denied_servers]]\nid = \"*\"\n",
+		"managed: {denied_servers: [{id: \"[\"}]}\n",
+		"managed: 7\n",
+	} {
+		f.Add(uint8(0), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		root := t.TempDir()
+		managed, global, work := filepath.Join(root, "m"), filepath.Join(root, "g"), filepath.Join(root, "w")
+		for _, d := range []string{managed, global, work} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name := []string{"managed.yaml", "managed.json", "managed.toml"}[int(which)%3]
+		writeFile(t, managed, name, string(data))
+		writeFile(t, global, "config.yaml", "servers:\n  a: {command: npx, args: [-y, x]}\n  b: {url: \"http://h/x\"}\n  c: {command: z, tools: {deny: [q]}}\nnames: {scheme: tool}\nplugins:\n  - {name: u, path: u.wasm}\n")
+		opts := LoadOptions{GlobalDir: global, WorkDir: work, ManagedDir: managed, Environ: []string{}}
+		cfg, err := Load(opts)
+		if err == nil {
+			for _, s := range cfg.Servers {
+				if s.Blocked == "" {
+					continue
+				}
+				if cfg.Managed == nil || slices.Contains(cfg.Managed.Servers, s.ID) {
+					t.Fatalf("server %q blocked without a managed layer of its own: %q", s.ID, s.Blocked)
+				}
+				if !strings.Contains(s.Blocked, managed) {
+					t.Fatalf("server %q: %q does not name the file", s.ID, s.Blocked)
+				}
+			}
+		}
+		_, _ = AddServer(opts, ScopeUser, ServerEntry{ID: "n", Command: "npx", Args: []string{"-y", "y"}}, true)
+	})
+}
