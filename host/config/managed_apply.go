@@ -270,3 +270,20 @@ func managedRefusal(r *resolved, scope Scope, entry ServerEntry) (string, error)
 	s := decodeServer(ms, []*layer{l}, lookups{env: lookup, secret: func(string) (string, error) { return "value", nil }}, r.workDir, true)
 	return m.blockReason(s, scope == ScopeProject), nil
 }
+
+// managedPluginRefusal is why the managed layer refuses a plugin entry
+// that "plugin add" would write, in the words Load would use.
+func managedPluginRefusal(r *resolved, entry PluginEntry) (string, error) {
+	layers, errs := managedLayers(r.managedDir)
+	if len(errs) > 0 {
+		return "", joinErrors(errs)
+	}
+	m, err := buildManaged(r.managedDir, layers)
+	if err != nil || m == nil {
+		return "", err
+	}
+	if key, locked := m.Locked("plugins"); locked {
+		return key + " is locked by the administrator (lock_settings in " + m.lockedBy() + ")", nil
+	}
+	return m.pluginBlockReason(&Plugin{Name: entry.Name, Path: entry.Path, SHA256: entry.SHA256}), nil
+}

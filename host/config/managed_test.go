@@ -385,3 +385,19 @@ func FuzzManaged(f *testing.F) {
 		_, _ = AddServer(opts, ScopeUser, ServerEntry{ID: "n", Command: "npx", Args: []string{"-y", "y"}}, true)
 	})
 }
+
+func TestAddPluginRefusedByManaged(t *testing.T) {
+	e := newManagedEnv(t, "managed: {plugins: pinned}\n")
+	_, err := AddPlugin(e.opts(), ScopeUser, PluginEntry{Name: "p", Path: "/x/p.wasm", Hooks: []string{"policy"}}, false)
+	if err == nil || !strings.Contains(err.Error(), "blocked: plugins is pinned in") || !strings.Contains(err.Error(), "not written") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := AddPlugin(e.opts(), ScopeUser, PluginEntry{Name: "p", Path: "/x/p.wasm", SHA256: strings.Repeat("c", 64), Hooks: []string{"policy"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, e.managed, "managed.yaml", "managed: {plugins: managed_only}\n")
+	_, err = AddPlugin(e.opts(), ScopeUser, PluginEntry{Name: "q", Path: "/x/q.wasm", SHA256: strings.Repeat("c", 64), Hooks: []string{"policy"}}, false)
+	if err == nil || !strings.Contains(err.Error(), "plugins is managed_only in") {
+		t.Fatalf("err = %v", err)
+	}
+}

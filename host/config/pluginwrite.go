@@ -126,6 +126,12 @@ func AddPlugin(opts LoadOptions, scope Scope, entry PluginEntry, replace bool) (
 	if err := entry.validate(path, scope, dir); err != nil {
 		return path, fmt.Errorf("%w\nconfig: %s: not written", err, path)
 	}
+	if reason, err := managedPluginRefusal(r, entry); err != nil || reason != "" {
+		if err != nil {
+			return path, err
+		}
+		return path, fmt.Errorf("config: plugin %q: %s\nconfig: %s: not written", entry.Name, reason, path)
+	}
 	if other := pluginDefinedElsewhere(r, path, entry.Name); other != "" {
 		return path, fmt.Errorf("config: plugin %q is already defined in %s: %w (plugin names are unique across files; choose another name, or remove it there)", entry.Name, other, ErrPluginExists)
 	}
