@@ -70,7 +70,13 @@ func holdLayers(m *Managed, layers []*layer, warn func(string, ...any)) {
 				}
 			}
 			if contains(m.Servers, id) {
-				l.servers[id] = restrictManagedEntry(l, id, e, m, deny, warn)
+				kept := restrictManagedEntry(l, id, e, m, deny, warn)
+				if len(kept.fields) == 0 && len(kept.errs) == 0 {
+					// Nothing left: the server stays the managed file's.
+					delete(l.servers, id)
+					continue
+				}
+				l.servers[id] = kept
 			}
 		}
 	}

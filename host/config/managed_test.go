@@ -401,3 +401,18 @@ func TestAddPluginRefusedByManaged(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// An entry of another layer with nothing left once restricted leaves the
+// server the managed file's: its Source stays the managed file.
+func TestManagedServerKeepsItsSource(t *testing.T) {
+	e := newManagedEnv(t, "servers:\n  corp: {command: /opt/corp-mcp}\n")
+	o := e.opts()
+	o.Overrides = map[string]any{"servers.corp.command": "/bin/flag"}
+	cfg, err := Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := serverOf(t, cfg, "corp"); s.Source != filepath.Join(e.managed, "managed.yaml") || s.Command != "/opt/corp-mcp" {
+		t.Errorf("corp: source %q command %q", s.Source, s.Command)
+	}
+}
