@@ -193,8 +193,15 @@ func managedFragments(dir string) ([]string, error) {
 		out = append(out, filepath.Join(dir, name))
 	}
 	sort.Strings(out)
+	if len(out) > maxManagedFragments {
+		return nil, fmt.Errorf("config: %s: %d files; at most %d are read (merge some of them)", dir, len(out), maxManagedFragments)
+	}
 	return out, nil
 }
+
+// maxManagedFragments bounds managed.d: each file is read on every
+// command.
+const maxManagedFragments = 256
 
 // managedFields are the keys of the managed: section.
 var managedFields = []string{
