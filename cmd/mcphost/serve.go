@@ -199,6 +199,16 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		// GOMEMLIMIT in the environment leave the collector to them).
 		defer gctune.HeapFloor(gctune.DefaultHeapFloor)()
 	}
+	var watcher *config.Watcher
+	if f.watch {
+		// Before the load: an edit made while the host starts is then a
+		// change to apply, never missed.
+		w, err := config.NewWatcher(a.loadOptions())
+		if err != nil {
+			return err
+		}
+		watcher = w
+	}
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
@@ -251,8 +261,8 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go g.Watch(watchCtx, events)
-	if f.watch {
-		go a.serveWatch(watchCtx, h, g)
+	if watcher != nil {
+		go a.serveWatch(watchCtx, watcher, h, g)
 	}
 	a.reportBackends(h)
 	if f.http == "" {
@@ -303,12 +313,12 @@ func (a *app) reportBackends(h *host.Host) {
 
 // serveWatch applies edits of the configuration files to the running
 // host; the gateway follows through the host's events.
-func (a *app) serveWatch(ctx context.Context, h *host.Host, g *gateway.Gateway) {
+func (a *app) serveWatch(ctx context.Context, w *config.Watcher, h *host.Host, g *gateway.Gateway) {
 	interval := a.watchInterval
 	if interval == 0 {
 		interval = config.DefaultWatchInterval
 	}
-	err := config.Watch(ctx, a.loadOptions(), interval, func(cfg *config.Config, err error) {
+	err := w.Run(ctx, interval, func(cfg *config.Config, err error) {
 		if err != nil {
 			fmt.Fprintf(a.stderr, "config: ERROR %v (nothing changed)\n", err)
 			return

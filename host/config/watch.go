@@ -8,7 +8,8 @@ import (
 )
 
 // WatchedFiles lists every file Load reads with opts when it exists: the
-// global file in each format, the project files, the local file of the
+// managed file in each format and the managed.d fragments, the global
+// file in each format, the project files, the local file of the
 // work directory in each format and the --config file. (The env_file of a
 // server is not watched.)
 // A file that does not exist yet is listed too, so that creating it counts
@@ -19,6 +20,15 @@ func WatchedFiles(opts LoadOptions) ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	if r.managedDir != "" {
+		for _, ext := range fileExts {
+			out = append(out, filepath.Join(r.managedDir, managedBase+ext))
+		}
+		// The fragments there now: Run lists them again at every look,
+		// so that a new one counts as a change.
+		frags, _ := managedFragments(filepath.Join(r.managedDir, managedDropIn))
+		out = append(out, frags...)
+	}
 	if r.globalDir != "" {
 		for _, ext := range fileExts {
 			out = append(out, filepath.Join(r.globalDir, globalBase+ext))
@@ -82,6 +92,9 @@ func (w *Watcher) Run(ctx context.Context, interval time.Duration, onChange func
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		}
+		if files, err := WatchedFiles(w.opts); err == nil {
+			w.files = files
 		}
 		now := fingerprint(w.files)
 		if now != seen {

@@ -75,3 +75,37 @@ func TestWatchReloadsOnChange(t *testing.T) {
 		}
 	}
 }
+
+// An administrator's new managed.d fragment is a change: a running
+// gateway with --watch applies it.
+func TestWatchSeesNewManagedFragment(t *testing.T) {
+	global, work, managed := t.TempDir(), t.TempDir(), t.TempDir()
+	opts := config.LoadOptions{GlobalDir: global, WorkDir: work, ManagedDir: managed, Environ: []string{}}
+	if err := os.WriteFile(filepath.Join(global, "config.yaml"), []byte("servers:\n  a: {command: x}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := config.NewWatcher(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(managed, "managed.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(managed, "managed.d", "10-deny.yaml"), []byte("managed: {denied_servers: [{id: a}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	blocked := ""
+	_ = w.Run(ctx, 5*time.Millisecond, func(cfg *config.Config, err error) {
+		if err != nil {
+			t.Errorf("load: %v", err)
+		} else {
+			blocked = cfg.Servers[0].Blocked
+		}
+		cancel()
+	})
+	if blocked == "" {
+		t.Fatalf("the new fragment was not applied (ctx: %v)", ctx.Err())
+	}
+}
