@@ -42,16 +42,35 @@ func TestStdioWriteCancelledWhileQueued(t *testing.T) {
 		mid, _ := jsonrpc.MakeID(id)
 		return &jsonrpc.Request{ID: mid, Method: "tools/call", Params: json.RawMessage(`{"x":"` + strings.Repeat("a", size) + `"}`)}
 	}
-	// The first write fills the pipe and waits for the server to read;
-	// the pause lets it take the write lock first.
-	first := make(chan error, 1)
-	go func() { first <- conn.Write(context.Background(), call(1, 1<<20)) }()
-	time.Sleep(200 * time.Millisecond)
-	// The second waits behind it; its caller gives up meanwhile.
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	if err := conn.Write(ctx, call(2, 10)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("queued write whose caller gave up: %v, want its context's error", err)
+	// The first write fills the pipe and waits for the server to read.
+	first, started := make(chan error, 1), make(chan struct{})
+	go func() {
+		close(started)
+		first <- conn.Write(context.Background(), call(1, 1<<20))
+	}()
+	<-started
+	// A small write waits behind it, and its caller gives up meanwhile.
+	// Until the first write holds the lock, a small one may get there
+	// first and go through (the pipe has room for it): that is no answer,
+	// so try again. Once the big write holds the lock it keeps it until
+	// the server reads, so every later try queues behind it.
+	// Each try waits longer before it, so that the big write gets the
+	// processor; few tries fit, as each small write that goes through
+	// takes room in the pipe.
+	for id, pause := 2.0, time.Millisecond; ; id, pause = id+1, min(2*pause, time.Second) {
+		time.Sleep(pause)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := conn.Write(ctx, call(id, 10))
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("try %v: queued write whose caller gave up: %v, want its context's error", id, err)
+		}
+		if id > 100 {
+			t.Fatal("the 1 MiB write never took the write lock")
+		}
 	}
 	if err := os.WriteFile(goAhead, nil, 0o600); err != nil { // the server reads now
 		t.Fatal(err)
