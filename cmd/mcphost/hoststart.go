@@ -21,6 +21,7 @@ func (a *app) loadOptions() config.LoadOptions {
 	o := config.LoadOptions{
 		GlobalDir:  a.globalDir,
 		StateDir:   a.stateDir,
+		ManagedDir: a.managedDir,
 		WorkDir:    a.workDir,
 		ConfigFile: a.configFile,
 		Environ:    a.environ,
