@@ -270,3 +270,15 @@ func managedRefusal(r *resolved, scope Scope, entry ServerEntry) (string, error)
 	s := decodeServer(ms, []*layer{l}, lookups{env: lookup, secret: func(string) (string, error) { return "value", nil }}, r.workDir, true)
 	return m.blockReason(s, scope == ScopeProject), nil
 }
+
+// BlockedEntry says why the managed layer would refuse entry written to
+// scope, in the words AddServer refuses it with ("" when it would not): a
+// command that writes several entries (an import) reports each before it
+// asks for anything.
+func BlockedEntry(opts LoadOptions, scope Scope, entry ServerEntry) (string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	return managedRefusal(r, scope, entry)
+}
