@@ -1,9 +1,5 @@
 package main
 
-import (
-	"github.com/mcphost/mcphost/host/config"
-)
-
 // The administrator's managed layer in the commands: what it blocks is
 // refused with its own words (the rule and the file), before anything is
 // written or started.
@@ -22,12 +18,4 @@ func (a *app) refuseBlocked(command, id string) error {
 		}
 	}
 	return nil
-}
-
-// managedDirOf is where the managed layer is read from.
-func (a *app) managedDirOf() string {
-	if a.managedDir != "" {
-		return a.managedDir
-	}
-	return config.SystemManagedDir()
 }
