@@ -100,8 +100,10 @@ policy:
 			}
 			wantContains(t, "servers stderr", r.stderr, "the administrator defines this server")
 
-			if got := decodeJSON[map[string]any](t, run(exitOK, "mcp", "get", "corp", "--json"))["command"]; got != testServer(t)["command"] {
-				t.Errorf("mcp get corp: command %v, want the managed one", got)
+			// Still the administrator's: what runs, and where it comes from.
+			got := decodeJSON[map[string]any](t, run(exitOK, "mcp", "get", "corp", "--json"))
+			if got["command"] != testServer(t)["command"] || got["scope"] != "managed" || got["source"] != managed {
+				t.Errorf("mcp get corp: %v; want the managed command, scope and source", got)
 			}
 			r = run(exitFailure, "call", "corp:big", "n=3")
 			wantContains(t, "call of a tool the managed policy denies", r.stderr, "denied")
