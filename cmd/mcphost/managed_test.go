@@ -220,3 +220,15 @@ func TestManagedImportReportsBlocked(t *testing.T) {
 	r = e.must(exitUsage, "mcp", "add-json", "shadow-json", `{"command": "echo"}`)
 	wantContains(t, "add-json", r.stderr, `server "shadow-json" not added: `+blockedWords(managed))
 }
+
+// client install does not count a server the managed layer blocks among
+// those mcphost serves: its tools would not show twice, they would not
+// show at all.
+func TestClientInstallBlockedIsNotServed(t *testing.T) {
+	e, home := newClientEnv(t)
+	e.writeManaged(orgManaged)
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {"shadow-files": {"command": "node", "args": ["x.js"]}}}`)
+	cfg := e.configFile(map[string]any{"shadow-files": map[string]any{"command": "node", "args": []any{"x.js"}}})
+	r := e.must(exitOK, "--config", cfg, "client", "install", "cursor", "--command", fakeMcphost, "--dry-run")
+	wantNotContains(t, "install", r.stdout, "which mcphost serves too")
+}
