@@ -166,6 +166,8 @@ plugins:
 	}
 	r = e.must(exitOK, "plugin", "list")
 	wantContains(t, "plugin list", r.stdout, "(blocked)", "my-policy: not used: blocked: plugins is managed_only")
+	r = e.must(exitOK, "plugin", "add", fixture(t, "allow-all.wasm"), "--name", "another", "--scope", "user")
+	wantContains(t, "plugin add", r.stdout, "note: plugin another is not used: blocked: plugins is managed_only in "+managed)
 
 	// Refused, with the words, and nothing written.
 	before, _ := os.ReadFile(e.localFile())

@@ -186,14 +186,19 @@ func secretRefFlags(items []string) (map[string]string, error) {
 	return out, nil
 }
 
-// pluginTrustHint says, after an add, when the plugin will not run yet:
-// it is in a project file that is not trusted.
+// pluginTrustHint says, after an add, when the plugin will not run: the
+// administrator's managed configuration blocks it, or (not yet) it is in a
+// project file that is not trusted.
 func (a *app) pluginTrustHint(name string) {
 	cfg, err := config.Load(a.loadOptions())
 	if err != nil {
 		return
 	}
 	for _, p := range cfg.Plugins {
+		if p.Name == name && p.Blocked != "" {
+			fmt.Fprintf(a.stdout, "note: plugin %s is not used: %s\n", name, termtext.Line(p.Blocked))
+			continue
+		}
 		if p.Name == name && p.Untrusted {
 			fmt.Fprintf(a.stdout, "note: plugin %s is not loaded until you trust the project: mcphost trust %s\n", name, shellQuote(cfg.ProjectDir))
 		}
