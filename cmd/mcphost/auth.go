@@ -73,6 +73,9 @@ func (a *app) remoteServer(cfg *config.Config, id string) (*config.Server, error
 		if s.ID != id {
 			continue
 		}
+		if s.Blocked != "" {
+			return nil, usageError("server %q is %s", id, s.Blocked)
+		}
 		if s.Untrusted {
 			return nil, usageError("server %q comes from a project file that is not trusted: %s", id, cfg.UntrustedHint())
 		}

@@ -211,7 +211,7 @@ func (a *app) callWithProgress(ctx context.Context, h *host.Host, name, typed st
 func (a *app) unknownTool(h *host.Host, name string) error {
 	if srv, ok := suggest.ServerOf(name); ok {
 		for _, st := range h.Status() {
-			if st.ID == srv && (st.State == host.StateDisabled || st.State == host.StateUntrusted) {
+			if st.ID == srv && (st.State == host.StateDisabled || st.State == host.StateUntrusted || st.State == host.StateBlocked) {
 				// Its tools are not listed: say why, not "unknown".
 				return usageError("tool %s: %v", termtext.Line(strconv.Quote(name)), serverReady(h, srv))
 			}

@@ -22,8 +22,8 @@ func directServers(c *clientconf.Change, env clientconf.Env, cfg *config.Config)
 	served := map[string]bool{}
 	if cfg != nil {
 		for _, s := range cfg.Servers {
-			if !s.Enabled {
-				continue
+			if !s.Enabled || s.Blocked != "" {
+				continue // mcphost does not serve it
 			}
 			served["id:"+s.ID] = true
 			served["target:"+serverTarget(s.Command, s.Args, s.URL)] = true

@@ -23,9 +23,12 @@ const noFiles = cobra.ShellCompDirectiveNoFileComp
 
 // serverIDCommands take a configured server's id as their argument.
 var serverIDCommands = map[string]bool{
-	"mcphost mcp get": true, "mcphost mcp remove": true, "mcphost mcp enable": true,
-	"mcphost mcp disable": true, "mcphost mcp test": true,
+	"mcphost mcp get": true, "mcphost mcp remove": true, "mcphost mcp disable": true,
 }
+
+// startServerCommands take the id of a server they would start: a server
+// the administrator blocks is not offered (the command would refuse it).
+var startServerCommands = map[string]bool{"mcphost mcp enable": true, "mcphost mcp test": true}
 
 // loginCommands take the id of a server reached over the network (a stdio
 // server has no login).
@@ -44,9 +47,13 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		switch {
 		case serverIDCommands[path]:
 			cmd.ValidArgsFunction = a.firstArg(a.serverIDCandidates)
+		case startServerCommands[path]:
+			cmd.ValidArgsFunction = a.firstArg(func(prefix string) []string {
+				return a.serverIDsWhere(prefix, func(s *config.Server) bool { return s.Blocked == "" })
+			})
 		case loginCommands[path]:
 			cmd.ValidArgsFunction = a.firstArg(func(prefix string) []string {
-				return a.serverIDsWhere(prefix, func(s *config.Server) bool { return s.Transport != config.TransportStdio })
+				return a.serverIDsWhere(prefix, func(s *config.Server) bool { return s.Transport != config.TransportStdio && s.Blocked == "" })
 			})
 		case toolNameCommands[path]:
 			cmd.ValidArgsFunction = a.firstArg(a.toolNameCandidates)
@@ -164,6 +171,8 @@ func (a *app) serverIDsWhere(prefix string, keep func(*config.Server) bool) []st
 		}
 		desc := s.Transport
 		switch {
+		case s.Blocked != "":
+			desc += ", blocked"
 		case s.Untrusted:
 			desc += ", untrusted"
 		case !s.Enabled:
@@ -192,7 +201,7 @@ func (a *app) toolNameCandidates(prefix string) []string {
 	for _, s := range cfg.Servers {
 		// s.Err is not looked at: without the secret store, a server
 		// that uses ${secret:NAME} has one here, and still runs.
-		if !s.Enabled || s.Untrusted {
+		if !s.Enabled || s.Untrusted || s.Blocked != "" {
 			continue
 		}
 		for _, t := range c.Servers[s.ID] {

@@ -28,6 +28,11 @@ func (a *app) doctorCommand() *cobra.Command {
 or skip, each problem with its fix:
 
   config   every configuration file found loads (and its warnings)
+  managed  the administrator's managed configuration: its directory, the
+           files read (or none), its rules in short, the servers and
+           plugins of yours it blocks, and a warning for each managed file
+           or directory that someone other than root can change (not
+           tamper-proof)
   trust    the project's files (.mcphost.*, .mcp.json) are trusted, or
            which servers and plugins wait for "mcphost trust"
   command  the program of each stdio server (npx, uvx, docker...) is
@@ -43,7 +48,11 @@ Servers are started at the same time, each within its startup_timeout, all
 within --timeout, and stopped again; nothing is written.
 
 --json prints {"ok", "summary": {"ok", "warn", "fail", "skip"}, "checks":
-[{"kind", "subject", "status", "message", "fix", "details", "latency_ms"}]}.
+[{"kind", "subject", "status", "message", "fix", "details", "latency_ms"}],
+"managed": {"dir", "files", "allowed_servers", "denied_servers",
+"allow_user_servers", "allow_project_servers", "plugins",
+"require_signed_plugins", "lock_settings", "servers", "blocked_servers",
+"blocked_plugins", "writable"}}.
 
 Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 130
 interrupted.`,

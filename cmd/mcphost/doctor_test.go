@@ -48,7 +48,7 @@ func TestDoctorHealthy(t *testing.T) {
 	wantNotContains(t, "doctor", r.stdout, "fix:")
 
 	rep := decodeJSON[doctorJSON](t, e.must(exitOK, "doctor", "--json"))
-	if !rep.OK || rep.Summary["fail"] != 0 || len(rep.Checks) != 4 {
+	if !rep.OK || rep.Summary["fail"] != 0 || len(rep.Checks) != 5 { // config, managed (none), trust, command, server
 		t.Fatalf("--json: %+v", rep)
 	}
 }

@@ -21,6 +21,7 @@ func (a *app) loadOptions() config.LoadOptions {
 	o := config.LoadOptions{
 		GlobalDir:  a.globalDir,
 		StateDir:   a.stateDir,
+		ManagedDir: a.managedDir,
 		WorkDir:    a.workDir,
 		ConfigFile: a.configFile,
 		Environ:    a.environ,
@@ -91,6 +92,8 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 			fmt.Fprintf(a.stderr, "warning: plugin %s did not load; its hooks fail (on_error decides): %v\n", st.Name, st.Err)
 		case st.Untrusted:
 			fmt.Fprintf(a.stderr, "warning: plugin %s is from an untrusted project file and is not used (mcphost trust)\n", st.Name)
+		case st.Blocked != "":
+			fmt.Fprintf(a.stderr, "warning: plugin %s is not used: %s\n", st.Name, termtext.Line(st.Blocked))
 		}
 	}
 	// The line "connecting to 3 servers…" (see withStartProgress).
@@ -178,7 +181,7 @@ func (a *app) closePipeline(pl *chain.Chain) {
 func (a *app) warnUnavailable(h *host.Host) {
 	for _, st := range h.Status() {
 		switch st.State {
-		case host.StateError, host.StateNeedsAuth, host.StateUntrusted:
+		case host.StateError, host.StateNeedsAuth, host.StateUntrusted, host.StateBlocked:
 			fmt.Fprintf(a.stderr, "warning: server %s is not available (%s): %s\n", st.ID, st.State, serverFailure(st))
 		case host.StateReconnecting:
 			// Its first connect failed; the host would retry, but a

@@ -65,6 +65,16 @@ func (a *app) planImport(servers []*importedServer, force, dryRun, skipInputs bo
 				s.shadows = scopeFiles[i]
 			}
 		}
+		// The administrator's rule before a conflict: --force would not
+		// help, and nothing is asked for an entry that is refused.
+		reason, err := config.BlockedEntry(opts, s.scope, s.im.Entry)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if reason != "" {
+			s.status, s.err = statusFailed, errors.New(reason)
+			continue
+		}
 		if exists && !force {
 			s.status = statusConflict
 			continue

@@ -47,16 +47,18 @@ func (a *app) serversCommand() *cobra.Command {
 		Use:   "servers",
 		Short: "Connect to every configured server and show its status",
 		Long: `Connect to every configured server and show its state: ready, error,
-needs-auth, untrusted (a project file not trusted yet: run "mcphost trust")
-or disabled. A server that fails shows its error and the lines of its stderr
-that say why (those naming an error, not npm's log footer); it never stops
-the others. Use "mcphost mcp list" to see the
-configuration without connecting.
+needs-auth, untrusted (a project file not trusted yet: run "mcphost trust"),
+disabled, or blocked (a rule of the administrator's managed configuration
+blocks it: the error names the rule and its file; it never starts). A
+server that fails shows its error and the lines of its stderr that say why
+(those naming an error, not npm's log footer); it never stops the others.
+Use "mcphost mcp list" to see the configuration without connecting.
 
 Below the servers come the plugins of the configuration: their hooks, state
 (loaded; error: it did not load, and its hooks fail as its on_error says;
-untrusted: from a project file not trusted yet, not used), mode (enforce or
-shadow), the servers they apply to and the file they come from. With --json
+untrusted: from a project file not trusted yet, not used; blocked: the
+managed configuration's plugins setting keeps it out, not used), mode
+(enforce or shadow), the servers they apply to and the file they come from. With --json
 each server's object has a "plugins" array: the plugins that take part in
 its calls, in chain order, each {"name", "hooks", "state", "mode"}.
 
@@ -314,6 +316,9 @@ func serverReady(h *host.Host, id string) error {
 			continue
 		}
 		switch {
+		case st.State == host.StateBlocked:
+			// The administrator's words: the rule and its file.
+			return fmt.Errorf("server %s is %s", id, termtext.Line(st.Error))
 		case st.State == host.StateDisabled:
 			return fmt.Errorf("server %s is disabled (enable it with \"mcphost mcp enable %s\")", id, id)
 		case st.Error != "":

@@ -89,8 +89,12 @@ type app struct {
 	// Test hooks. main leaves them zero, which means what config.LoadOptions
 	// and the host default to: the user's global config directory, the
 	// current directory, the process environment, no extra host options.
-	globalDir   string
-	stateDir    string // locks of edits, backups ("": the user's state directory)
+	globalDir string
+	stateDir  string // locks of edits, backups ("": the user's state directory)
+	// managedDir is the administrator's managed layer ("": the system
+	// directory, config.SystemManagedDir). Only tests set it: no flag or
+	// variable lets a user step out of the managed layer.
+	managedDir  string
 	cacheDir    string // the completion cache ("": the user cache directory's mcphost)
 	workDir     string
 	environ     []string      // nil: os.Environ()

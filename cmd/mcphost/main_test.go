@@ -40,11 +40,14 @@ func TestMain(m *testing.M) {
 // the test puts in it. Nothing of the real user's configuration or of the
 // process environment is read.
 type testEnv struct {
-	t          *testing.T
-	global     string        // global config directory (config.yaml, trust records)
-	state      string        // user state directory (locks, backups)
-	cache      string        // mcphost's user cache directory (completion)
-	work       string        // project directory (.mcphost.yaml)
+	t      *testing.T
+	global string // global config directory (config.yaml, trust records)
+	state  string // user state directory (locks, backups)
+	cache  string // mcphost's user cache directory (completion)
+	work   string // project directory (.mcphost.yaml)
+	// managed is the administrator's managed directory: empty unless a
+	// test writes a managed file, so that no test reads the machine's.
+	managed    string
 	environ    []string      // the environment config sees (MCPHOST_*, ${VAR})
 	hostOpts   []host.Option // extra host options, e.g. in-process servers
 	terminal   bool          // pretend stdin and stderr are terminals
@@ -53,7 +56,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	return &testEnv{t: t, global: t.TempDir(), state: t.TempDir(), cache: t.TempDir(), work: t.TempDir(), environ: []string{}}
+	return &testEnv{t: t, global: t.TempDir(), state: t.TempDir(), cache: t.TempDir(), work: t.TempDir(), managed: t.TempDir(), environ: []string{}}
 }
 
 // results is the directory of full results the env's commands share (made
@@ -89,6 +92,7 @@ func (e *testEnv) runStdin(stdin string, args ...string) result {
 	var stdout, stderr testenv.Buffer
 	a := newApp(strings.NewReader(stdin), &stdout, &stderr)
 	a.globalDir, a.stateDir, a.cacheDir, a.workDir, a.environ = e.global, e.state, e.cache, e.work, e.environ
+	a.managedDir = e.managed
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
 	if e.terminal {

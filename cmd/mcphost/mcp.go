@@ -36,6 +36,12 @@ func (a *app) mcpCommand() *cobra.Command {
 // parseScope parses a --scope flag; allowEffective is false for a
 // command that writes.
 func parseScope(s string, allowEffective bool) (config.Scope, error) {
+	if strings.EqualFold(strings.TrimSpace(s), string(config.ScopeManaged)) {
+		if allowEffective {
+			return config.ScopeManaged, nil // read only, as effective
+		}
+		return "", usageError("--scope managed is the administrator's configuration, which mcphost does not edit: write to local, project or user (\"mcphost mcp disable ID\" switches a managed server off for you)")
+	}
 	scope, err := config.ParseScope(s)
 	if err != nil {
 		return "", &exitError{code: exitUsage, err: err}
@@ -84,16 +90,19 @@ func (a *app) mcpListCommand() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List configured servers without connecting (with the scope and file each comes from)",
 		Long: `List the configured servers without connecting to them. SCOPE and SOURCE say
-where each one is defined (the file, or "env", "flags"); NOTE says, on one
-line, why a server would not start (an invalid entry, or a project not
-trusted yet): "mcphost mcp get ID" shows the whole of it.
+where each one is defined (the file, or "env", "flags"; "managed": the
+administrator's managed configuration); NOTE says, on one line, why a
+server would not start (a rule of the managed configuration blocks it, an
+invalid entry, or a project not trusted yet): "mcphost mcp get ID" shows
+the whole of it.
 
 -s/--scope effective (the default) is the merged result of every layer;
 local the servers of your local file for this directory (over the project
 and user files, so an override shows the server it overrides); project the
 servers of the project files (over the user file, for the same reason);
-user your config file alone ("global" still works). Secret values (env,
-headers) are masked in --json too.`,
+user your config file alone ("global" still works); managed the
+administrator's managed configuration alone (read only). Secret values
+(env, headers) are masked in --json too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			scope, err := parseScope(scopeName, true)
@@ -130,7 +139,7 @@ headers) are masked in --json too.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&scopeName, "scope", "s", "effective", "effective (merged), local, project or user")
+	cmd.Flags().StringVarP(&scopeName, "scope", "s", "effective", "effective (merged), local, project, user or managed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -229,6 +238,11 @@ takes no overrides (they would reach every project).`,
 			if err != nil {
 				return err
 			}
+			if enable {
+				if err := a.refuseBlocked("mcp enable", args[0]); err != nil {
+					return err
+				}
+			}
 			path, err := config.SetEnabled(a.loadOptions(), scope, args[0], enable)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -270,6 +284,9 @@ server's stderr that say why. Exit status 0 when it connected, 1 when it did not
 			}
 			if sc.Err != nil {
 				return &exitError{code: exitUsage, err: sc.Err}
+			}
+			if sc.Blocked != "" {
+				return usageError("server %s is %s", sc.ID, sc.Blocked)
 			}
 			if sc.Untrusted {
 				return &exitError{code: exitUsage, err: errors.New(sc.UntrustedHint())}

@@ -66,6 +66,12 @@ project's file, it leaves the project untrusted until "mcphost trust".`,
 			for _, d := range im.Dropped {
 				fmt.Fprintf(a.stdout, "  dropped %s: %s\n", termtext.Line(d.Field), termtext.Line(d.Reason))
 			}
+			if reason, err := config.BlockedEntry(a.loadOptions(), scope, im.Entry); err != nil || reason != "" {
+				if err == nil {
+					err = errors.New(reason)
+				}
+				return &exitError{code: exitUsage, err: fmt.Errorf("server %q not added: %w", im.Entry.ID, err)}
+			}
 			if err := a.checkImported(s, skipInputs, heldSecrets{}); err != nil {
 				return &exitError{code: exitUsage, err: fmt.Errorf("server %q not added: %w", s.im.Entry.ID, err)}
 			}

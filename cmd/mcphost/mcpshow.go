@@ -101,13 +101,14 @@ func describeServer(s *config.Server, show bool) map[string]any {
 	if s.Err != nil {
 		d["error"] = s.Err.Error()
 	}
+	set("blocked", s.Blocked, s.Blocked != "")
 	return d
 }
 
 // getOrder is the order of mcp get's fields: what the server is first, the
 // details after; fields not named here follow by name.
 var getOrder = []string{
-	"id", "scope", "source", "enabled", "untrusted", "error", "transport", "command", "args", "cwd",
+	"id", "scope", "source", "enabled", "blocked", "untrusted", "error", "transport", "command", "args", "cwd",
 	"env_file", "env", "url", "headers", "tools_allow", "tools_deny",
 }
 
@@ -209,6 +210,9 @@ const noteWidth = 120
 // noteWidth; how many more there are.
 func listNote(s *config.Server) string {
 	switch {
+	case s.Blocked != "":
+		// Before an error: nothing the user fixes makes it run.
+		return cutLine(s.Blocked, noteWidth)
 	case s.Err != nil:
 		lines := strings.Split(strings.TrimSpace(s.Err.Error()), "\n")
 		first := strings.TrimPrefix(lines[0], fmt.Sprintf("config: %s: server %q: ", s.Source, s.ID))

@@ -75,6 +75,7 @@ func (e *testEnv) loginSlowly(id, issuer string, delay time.Duration) (result, i
 	player := &browserPlayer{t: e.t, issuer: issuer, delay: delay}
 	a := newApp(strings.NewReader(""), &stdout, player)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.managedDir = e.managed
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts
 	args := []string{"login", id, "--no-browser"}

@@ -245,6 +245,7 @@ func TestInterruptedRequest(t *testing.T) {
 		var stdout, stderr testenv.Buffer
 		a := newApp(strings.NewReader(""), &stdout, &stderr)
 		a.globalDir, a.workDir, a.environ, a.hostOptions = e.global, e.work, e.environ, e.hostOpts
+		a.managedDir = e.managed
 		done := make(chan int)
 		go func() { done <- a.execute(ctx, tc.args) }()
 		select {
@@ -322,6 +323,7 @@ func TestArgsLimits(t *testing.T) {
 		var stdout, stderr testenv.Buffer
 		a := newApp(stdin, &stdout, &stderr)
 		a.globalDir, a.workDir, a.environ, a.hostOptions = e.global, e.work, e.environ, e.hostOpts
+		a.managedDir = e.managed
 		code := a.execute(ctx, args)
 		return result{args: args, code: code, stdout: stdout.String(), stderr: stderr.String()}
 	}
@@ -380,6 +382,7 @@ func TestConfirmPromptInterrupted(t *testing.T) {
 	var stdout, stderr testenv.Buffer
 	a := newApp(in, &stdout, &stderr)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.managedDir = e.managed
 	a.hostOptions = []host.Option{host.WithInProcessServer("evil", destructiveServer())}
 	a.isTerminal = func(any) bool { return true }
 	args := []string{"--config", cfg, "call", "evil:wipe" + spoofedLine}

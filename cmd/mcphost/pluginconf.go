@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -185,14 +186,19 @@ func secretRefFlags(items []string) (map[string]string, error) {
 	return out, nil
 }
 
-// pluginTrustHint says, after an add, when the plugin will not run yet:
-// it is in a project file that is not trusted.
+// pluginTrustHint says, after an add, when the plugin will not run: the
+// administrator's managed configuration blocks it, or (not yet) it is in a
+// project file that is not trusted.
 func (a *app) pluginTrustHint(name string) {
 	cfg, err := config.Load(a.loadOptions())
 	if err != nil {
 		return
 	}
 	for _, p := range cfg.Plugins {
+		if p.Name == name && p.Blocked != "" {
+			fmt.Fprintf(a.stdout, "note: plugin %s is not used: %s\n", name, termtext.Line(p.Blocked))
+			continue
+		}
 		if p.Name == name && p.Untrusted {
 			fmt.Fprintf(a.stdout, "note: plugin %s is not loaded until you trust the project: mcphost trust %s\n", name, shellQuote(cfg.ProjectDir))
 		}
@@ -220,7 +226,10 @@ type pluginListEntry struct {
 	Pin       string   `json:"pin"`
 	Secrets   []string `json:"secrets,omitempty"`
 	Untrusted bool     `json:"untrusted,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Blocked is the administrator's rule that keeps the plugin out of
+	// the chain (managed plugins: managed_only or pinned).
+	Blocked string `json:"blocked,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 func (a *app) pluginListCommand() *cobra.Command {
@@ -252,7 +261,11 @@ comes from and the plugin file. Problems follow the table.
 			a.redactSecrets(cfg)
 			list := make([]pluginListEntry, 0, len(cfg.Plugins))
 			for _, p := range cfg.Plugins {
-				list = append(list, a.listEntry(opts, p))
+				e := a.listEntry(opts, p)
+				if cfg.Managed != nil && slices.Contains(cfg.Managed.Files, p.Source) {
+					e.Scope = string(config.ScopeManaged)
+				}
+				list = append(list, e)
 			}
 			if asJSON {
 				return printJSON(a.stdout, list)
@@ -264,7 +277,7 @@ comes from and the plugin file. Problems follow the table.
 			return printPluginList(a, list)
 		},
 	}
-	cmd.Flags().StringVarP(&scopeName, "scope", "s", "effective", "effective (every file), user, project or local")
+	cmd.Flags().StringVarP(&scopeName, "scope", "s", "effective", "effective (every file), user, project, local or managed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	return cmd
 }
@@ -273,7 +286,7 @@ func (a *app) listEntry(opts config.LoadOptions, p *config.Plugin) pluginListEnt
 	e := pluginListEntry{
 		Name: p.Name, Path: p.Path, Source: p.Source, Scope: scopeOfFile(opts, p.Source),
 		Hooks: p.Hooks, Servers: p.Servers, Mode: p.Mode, OnError: p.OnError, SHA256: p.SHA256,
-		Secrets: p.Secrets.Names(), Untrusted: p.Untrusted,
+		Secrets: p.Secrets.Names(), Untrusted: p.Untrusted, Blocked: p.Blocked,
 	}
 	if e.Hooks == nil {
 		e.Hooks = []abi.Hook{}
@@ -317,7 +330,11 @@ func printPluginList(a *app, list []pluginListEntry) error {
 		case doctor.PinMissing, doctor.PinUnreadable:
 			problems = append(problems, e.Name+": "+e.Error)
 		}
-		if e.Untrusted {
+		switch {
+		case e.Blocked != "":
+			pin += " (blocked)"
+			problems = append(problems, e.Name+": not used: "+e.Blocked)
+		case e.Untrusted:
 			pin += " (untrusted)"
 		}
 		if e.Error != "" && e.Pin != doctor.PinMissing && e.Pin != doctor.PinUnreadable {

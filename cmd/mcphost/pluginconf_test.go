@@ -34,7 +34,7 @@ func copyFile(t *testing.T, from, to string) string {
 
 func (e *testEnv) loadedConfig() *config.Config {
 	e.t.Helper()
-	cfg, err := config.Load(config.LoadOptions{GlobalDir: e.global, WorkDir: e.work, Environ: e.environ})
+	cfg, err := config.Load(config.LoadOptions{GlobalDir: e.global, WorkDir: e.work, ManagedDir: e.managed, Environ: e.environ})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -296,11 +296,13 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 
 // reportBackends says on stderr which backends did not start.
 func (a *app) reportBackends(h *host.Host) {
-	var down []string
+	var down, blocked []string
 	for _, st := range h.Status() {
 		switch st.State {
 		case host.StateError, host.StateNeedsAuth, host.StateReconnecting:
 			down = append(down, fmt.Sprintf("%s (%s)", st.ID, st.State))
+		case host.StateBlocked:
+			blocked = append(blocked, fmt.Sprintf("server %s is %s", st.ID, st.Error))
 		}
 	}
 	sort.Strings(down)
@@ -309,6 +311,10 @@ func (a *app) reportBackends(h *host.Host) {
 		fmt.Fprintf(a.stderr, "; not ready: %s", termtext.Line(strings.Join(down, ", ")))
 	}
 	fmt.Fprintln(a.stderr)
+	// Not served, by the administrator's rule: said once, with the rule.
+	for _, b := range blocked {
+		fmt.Fprintf(a.stderr, "mcphost gateway: not served: %s\n", termtext.Line(b))
+	}
 }
 
 // serveWatch applies edits of the configuration files to the running

@@ -19,6 +19,7 @@ const (
 	pluginLoaded    = "loaded"
 	pluginError     = "error"     // did not load: its hooks fail, on_error decides
 	pluginUntrusted = "untrusted" // from a project file not trusted: not used
+	pluginBlocked   = "blocked"   // the administrator's managed layer keeps it out: not used
 )
 
 // pluginReport is one configured plugin as "servers" shows it.
@@ -66,6 +67,8 @@ func (a *app) pluginReports(h *host.Host) []pluginReport {
 			r.Mode, r.Servers = sc.Mode, sc.Servers
 		}
 		switch {
+		case st.Blocked != "":
+			r.State, r.Error = pluginBlocked, st.Blocked
 		case st.Untrusted:
 			r.State = pluginUntrusted
 		case st.Err != nil:
@@ -79,7 +82,7 @@ func (a *app) pluginReports(h *host.Host) []pluginReport {
 // appliesTo reports whether the plugin takes part in the calls of server
 // id: it is in the chain and its server globs (if any) match.
 func (r pluginReport) appliesTo(id string) bool {
-	return r.State != pluginUntrusted && (len(r.Servers) == 0 || glob.MatchAny(r.Servers, id))
+	return r.State != pluginUntrusted && r.State != pluginBlocked && (len(r.Servers) == 0 || glob.MatchAny(r.Servers, id))
 }
 
 // printPlugins prints the plugin section of "servers", after the server
@@ -116,6 +119,8 @@ func printPlugins(w io.Writer, reports []pluginReport) error {
 			fmt.Fprintf(w, "\nplugin %s: %s\n", termtext.Line(r.Name), termtext.Line(r.Error))
 		case pluginUntrusted:
 			fmt.Fprintf(w, "\nplugin %s: from a project file that is not trusted: not used (run \"mcphost trust\")\n", termtext.Line(r.Name))
+		case pluginBlocked:
+			fmt.Fprintf(w, "\nplugin %s: not used: %s\n", termtext.Line(r.Name), termtext.Line(r.Error))
 		}
 	}
 	return nil

@@ -32,6 +32,7 @@ func (e *testEnv) startWatch(args ...string) *watchRun {
 	w := &watchRun{t: e.t, args: args, cancel: cancel, done: make(chan struct{})}
 	a := newApp(strings.NewReader(""), &w.stdout, &w.stderr)
 	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.managedDir = e.managed
 	a.hostOptions = e.hostOpts
 	a.watchInterval = 20 * time.Millisecond
 	if e.terminal {

@@ -293,3 +293,15 @@ func managedPluginRefusal(r *resolved, entry PluginEntry) (string, error) {
 	}
 	return m.pluginBlockReason(&Plugin{Name: entry.Name, Path: entry.Path, SHA256: entry.SHA256}), nil
 }
+
+// BlockedEntry says why the managed layer would refuse entry written to
+// scope, in the words AddServer refuses it with ("" when it would not): a
+// command that writes several entries (an import) reports each before it
+// asks for anything.
+func BlockedEntry(opts LoadOptions, scope Scope, entry ServerEntry) (string, error) {
+	r, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	return managedRefusal(r, scope, entry)
+}

@@ -51,18 +51,24 @@ func mergeServers(layers []*layer, warn func(string, ...any)) []*mergedServer {
 				userDefined[id] = true
 			}
 			ms := byID[id]
+			managed := ms != nil && layers[ms.source].kind == kindManaged
 			if ms == nil {
 				ms = &mergedServer{id: id, fields: map[string]any{}, origins: map[string]int{}}
 				byID[id] = ms
 				ids = append(ids, id)
-			} else if l.kind == kindLocal && definesServer(e.fields) {
+			} else if l.kind == kindLocal && definesServer(e.fields) && !managed {
 				// The user's own definition for this directory replaces, as
 				// in Claude Code, what the project and user files say about
 				// the id: a project can neither add arguments, a cwd or
 				// headers to it nor keep it untrusted.
 				*ms = mergedServer{id: id, fields: map[string]any{}, origins: map[string]int{}}
 			}
-			ms.source = li
+			if !managed {
+				// A managed server stays the administrator's (its source
+				// and scope): what another layer may still say of it
+				// (enabled, more tools.deny) does not make it theirs.
+				ms.source = li
+			}
 			ms.errs = append(ms.errs, e.errs...)
 			if l.untrusted && !onlyDisables(e.fields) {
 				ms.untrusted, ms.projectDir = true, l.dir

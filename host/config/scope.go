@@ -231,7 +231,7 @@ func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if scope != ScopeLocal && scope != ScopeProject && scope != ScopeUser {
+	if scope != ScopeLocal && scope != ScopeProject && scope != ScopeUser && scope != ScopeManaged {
 		return nil, fmt.Errorf("config: unknown scope %q (use effective, %s)", scope, scopeNames)
 	}
 	r.configFile = ""
@@ -246,7 +246,9 @@ func LoadScope(opts LoadOptions, scope Scope) (*Config, error) {
 	)
 	for _, l := range layers {
 		own := scopeOfKind(l.kind) == scope
-		below := l.kind == kindGlobal || l.kind == kindManaged ||
+		// The managed layer is under every scope; the user's file is over
+		// it, so not part of a listing of the managed scope.
+		below := (l.kind == kindGlobal && scope != ScopeManaged) || l.kind == kindManaged ||
 			(scope == ScopeLocal && scopeOfKind(l.kind) == ScopeProject)
 		if !own && !below {
 			continue
@@ -275,8 +277,8 @@ var ErrSeveralScopes = errors.New("defined in more than one scope")
 
 // ServerScopes lists the writable scopes whose file has an entry for id,
 // highest precedence first (local, project, user), with their files.
-// .mcp.json, --config, MCPHOST_* variables and flags are not scopes a
-// write can name, so they are not listed.
+// .mcp.json, the managed layer, --config, MCPHOST_* variables and flags
+// are not scopes a write can name, so they are not listed.
 func ServerScopes(opts LoadOptions, id string) ([]Scope, []string, error) {
 	r, err := opts.resolve()
 	if err != nil {
@@ -293,7 +295,7 @@ func ServerScopes(opts LoadOptions, id string) ([]Scope, []string, error) {
 	)
 	for i := len(layers) - 1; i >= 0; i-- {
 		l := layers[i]
-		if _, ok := l.servers[id]; !ok || l.kind == kindMCPJSON {
+		if _, ok := l.servers[id]; !ok || l.kind == kindMCPJSON || l.kind == kindManaged {
 			continue
 		}
 		if s := scopeOfKind(l.kind); s != "" {
@@ -338,6 +340,8 @@ func whereFrom(opts LoadOptions, id, path string) string {
 		}
 		disable := fmt.Sprintf(`"mcphost mcp disable %s"`, id)
 		switch {
+		case s.Scope == ScopeManaged:
+			return fmt.Sprintf("server %q is the administrator's (%s), which mcphost does not edit (switch it off for yourself with %s)", id, s.Source, disable)
 		case filepath.Base(s.Source) == MCPJSONFile:
 			return fmt.Sprintf("server %q comes from %s, Claude Code's file, which mcphost does not edit (switch it off with %s)", id, s.Source, disable)
 		case s.Scope != "":

@@ -82,7 +82,7 @@ func (r *Report) checkCommands(cfg *config.Config, opts Options) {
 	for _, s := range cfg.Servers {
 		// Untrusted servers too: the user will want them to work once
 		// the project is trusted, and looking a name up runs nothing.
-		if s.Err != nil || !s.Enabled || s.Transport != config.TransportStdio || s.Command == "" {
+		if s.Err != nil || s.Blocked != "" || !s.Enabled || s.Transport != config.TransportStdio || s.Command == "" {
 			continue
 		}
 		path, hasPath := s.Env["PATH"]

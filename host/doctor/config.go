@@ -77,6 +77,9 @@ func warningFix(w string) string {
 		return "fix the file if the project is yours; until it is trusted, mcphost ignores it"
 	case strings.Contains(w, "defined in your own configuration"):
 		return "give the project's server another id, or change your own entry"
+	case strings.Contains(w, "the administrator locked it"), strings.Contains(w, "the administrator defines this server"),
+		strings.Contains(w, "the administrator's managed configuration"):
+		return "remove the setting from the file the warning names: the administrator's managed configuration decides it"
 	}
 	return ""
 }

@@ -36,8 +36,9 @@ const (
 
 // Kinds of check, in the order Run makes them.
 const (
-	KindConfig  = "config"
-	KindTrust   = "trust"
+	KindConfig = "config"
+	KindTrust  = "trust"
+	// KindManaged (managed.go) follows KindConfig.
 	KindCommand = "command"
 	KindPlugin  = "plugin"
 	KindServer  = "server"
@@ -84,6 +85,9 @@ type Report struct {
 	OK      bool    `json:"ok"`
 	Summary Summary `json:"summary"`
 	Checks  []Check `json:"checks"`
+	// Managed is the administrator's managed configuration; nil when the
+	// configuration did not load.
+	Managed *ManagedReport `json:"managed,omitempty"`
 	// Config is the configuration that was checked; nil when it did not
 	// load.
 	Config *config.Config `json:"-"`
@@ -136,6 +140,11 @@ func Run(ctx context.Context, opts Options) *Report {
 	if opts.Configured != nil {
 		opts.Configured(cfg)
 	}
+	managedDir := opts.Load.ManagedDir
+	if managedDir == "" {
+		managedDir = config.SystemManagedDir()
+	}
+	r.checkManaged(cfg, managedDir)
 	r.checkTrust(cfg, opts)
 	r.checkCommands(cfg, opts)
 

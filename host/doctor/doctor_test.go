@@ -69,7 +69,8 @@ func (e *env) write(dir, name, content string) string {
 
 func (e *env) options() doctor.Options {
 	return doctor.Options{
-		Load:    config.LoadOptions{GlobalDir: e.global, WorkDir: e.work, Environ: e.environ},
+		// An empty managed directory: no test reads the machine's.
+		Load:    config.LoadOptions{GlobalDir: e.global, WorkDir: e.work, ManagedDir: e.t.TempDir(), Environ: e.environ},
 		Plugins: plugins.Options{Cache: pluginCache},
 		TokenStore: func() (authn.Store, error) {
 			return &authn.FileStore{Path: filepath.Join(e.global, "mcp-auth.json")}, nil

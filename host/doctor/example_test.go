@@ -15,6 +15,10 @@ func ExampleRun() {
 	project, _ := os.MkdirTemp("", "mcphost-example-project-")
 	defer os.RemoveAll(global)
 	defer os.RemoveAll(project)
+	// The administrator's managed directory (default: the system one);
+	// empty here, so that the example reads none.
+	managed, _ := os.MkdirTemp("", "mcphost-example-managed-")
+	defer os.RemoveAll(managed)
 	os.WriteFile(filepath.Join(global, "config.yaml"), []byte(`
 servers:
   tasks:
@@ -23,7 +27,7 @@ servers:
 `), 0o600)
 
 	rep := doctor.Run(context.Background(), doctor.Options{
-		Load: config.LoadOptions{GlobalDir: global, WorkDir: project, Environ: []string{}},
+		Load: config.LoadOptions{GlobalDir: global, WorkDir: project, ManagedDir: managed, Environ: []string{}},
 	})
 	for _, c := range rep.Checks {
 		switch c.Kind {
@@ -38,6 +42,7 @@ servers:
 	fmt.Println("ok:", rep.OK)
 	// Output:
 	// ok config
+	// ok managed
 	// ok trust
 	// fail command mcphost-example-not-installed: not found on PATH (needed by server tasks)
 	//   fix: install mcphost-example-not-installed, or give the server's command as a full path (or set PATH in the server's env)

@@ -31,6 +31,10 @@ func pluginCheck(spec *config.Plugin, st plugins.Status) Check {
 	if c.Subject == "" {
 		c.Subject = spec.Path
 	}
+	if spec.Blocked != "" {
+		c.Status, c.Message = Skip, "not loaded: "+spec.Blocked
+		return c
+	}
 	if spec.Untrusted {
 		c.Status = Skip
 		c.Message = "not loaded: it comes from a project file that is not trusted (see trust)"

@@ -50,6 +50,10 @@ func (r *Report) checkServers(cfg *config.Config, statuses map[string]host.Serve
 func serverCheck(s *config.Server, st host.ServerStatus, denied int, startErr error, limit time.Duration) Check {
 	c := Check{Kind: KindServer, Subject: s.ID}
 	switch {
+	case s.Blocked != "":
+		// Nothing in the entry to fix: the administrator's rule decides.
+		c.Status, c.Message = Skip, "not started: "+s.Blocked
+		return c
 	case s.Err != nil:
 		c.Status = Fail
 		c.Message, c.Details = entryProblems(s.Err)
@@ -211,7 +215,7 @@ func (r *Report) checkAuth(cfg *config.Config, statuses map[string]host.ServerSt
 			Fix: "set MCPHOST_TOKEN_STORE=file to keep logins in mcp-auth.json (mode 0600) beside the global config"})
 	}
 	for _, s := range cfg.Servers {
-		if s.Err != nil || s.Untrusted || !s.Enabled || !isRemote(s) {
+		if s.Err != nil || s.Untrusted || s.Blocked != "" || !s.Enabled || !isRemote(s) {
 			continue
 		}
 		r.add(authCheck(s, authn.Describe(store, s, now), statuses[s.ID]))
