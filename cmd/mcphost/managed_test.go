@@ -166,8 +166,9 @@ plugins:
 	}
 	r = e.must(exitOK, "plugin", "list")
 	wantContains(t, "plugin list", r.stdout, "(blocked)", "my-policy: not used: blocked: plugins is managed_only")
-	r = e.must(exitOK, "plugin", "add", fixture(t, "allow-all.wasm"), "--name", "another", "--scope", "user")
-	wantContains(t, "plugin add", r.stdout, "note: plugin another is not used: blocked: plugins is managed_only in "+managed)
+	// plugin add is refused as mcp add is, in the words Load uses.
+	r = e.must(exitUsage, "plugin", "add", fixture(t, "allow-all.wasm"), "--name", "another", "--scope", "user")
+	wantContains(t, "plugin add", r.stderr, `plugin "another": blocked: plugins is managed_only in `+managed, "not written")
 
 	// Refused, with the words, and nothing written.
 	before, _ := os.ReadFile(e.localFile())
