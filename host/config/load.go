@@ -50,6 +50,7 @@ type layer struct {
 	names     map[string]any
 	policy    map[string]any
 	results   map[string]any
+	pinning   map[string]any
 	trusted   []trustRecord // global file only
 }
 
@@ -352,7 +353,7 @@ func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*laye
 }
 
 // Top-level keys of native files.
-var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "plugins", "trusted_projects"}
+var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "pinning", "plugins", "trusted_projects"}
 
 // buildLayer checks the top level of a parsed map and normalises its server
 // entries. Errors returned make Load fail; errors in one entry stay with it.
@@ -375,16 +376,19 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 				continue
 			}
 			l.names = nm
-		case "policy", "results":
+		case "policy", "results", "pinning":
 			sm, ok := m[k].(map[string]any)
 			if m[k] != nil && !ok {
 				errs = append(errs, fmt.Errorf("config: %s: %s: must be a map", source, k))
 				continue
 			}
-			if k == "policy" {
+			switch k {
+			case "policy":
 				l.policy = sm
-			} else {
+			case "results":
 				l.results = sm
+			default:
+				l.pinning = sm
 			}
 		case "plugins":
 			errs = append(errs, l.addPlugins(m[k])...)
@@ -400,7 +404,7 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 			}
 			l.trusted = recs
 		default:
-			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, pinning, plugins, trusted_projects)", source, k, suggest(k, topKeys)))
 		}
 	}
 	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
@@ -473,6 +477,9 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 			errs = append(errs, err)
 		}
 		if err := applyResults(&cfg.Results, l, r.warn); err != nil {
+			errs = append(errs, err)
+		}
+		if err := applyPinning(&cfg.Pinning, l, r.warn); err != nil {
 			errs = append(errs, err)
 		}
 	}
