@@ -68,6 +68,11 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		}
 		tools = append(tools, t)
 	}
+	if s.h.pins != nil {
+		// Before the filter stages and the names: pinning sees the tools
+		// as the server sent them.
+		s.applyPins(fingerprintTools(tools))
+	}
 	tools, hidden := s.h.filterTools(s.cfg.ID, tools)
 	if hidden != "" {
 		s.log.Warn(hidden)

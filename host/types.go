@@ -28,6 +28,13 @@ type Tool struct {
 	// "" for a tool that may be called. Such tools are not offered to
 	// models: Tools leaves them out, AllTools keeps them.
 	Denied string `json:"denied,omitempty"`
+	// Pin is the tool's pin state with pinning on (WithPinStore): PinPinned,
+	// PinNew or PinChanged; "" without pinning.
+	Pin string `json:"pin,omitempty"`
+	// Hidden says why pinning refuses every call of this tool (it changed
+	// since it was approved). Such tools are in neither Tools nor
+	// AllTools; Resolve finds them, so a call can say why it is refused.
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // Progress is one progress notification for a call.

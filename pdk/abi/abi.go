@@ -174,6 +174,11 @@ type PolicyRequest struct {
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 	Meta        map[string]any   `json:"meta,omitempty"`
 	Caller      *Caller          `json:"caller,omitempty"`
+	// Pin is the tool's pin state when the host pins tools: "pinned" (as
+	// approved), "new" (the server did not have it when its tools were
+	// approved) or "changed" (it differs from what was approved); absent
+	// without pinning. Added in ABI 1.x: older hosts never send it.
+	Pin string `json:"pin,omitempty"`
 }
 
 // Decision is a policy outcome.
