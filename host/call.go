@@ -69,7 +69,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	tool := c.Tool
 	if tool.Hidden != "" {
 		h.auditCtx(ctx, AuditEvent{Stage: "pinning", Hook: "tools/call", Server: tool.Server, Tool: tool.Tool, Outcome: "deny", Reason: tool.Hidden})
-		return nil, fmt.Errorf("%s: %w", tool.Hidden, ErrToolChanged)
+		return nil, &hiddenToolError{tool.Hidden}
 	}
 	s, err := h.server(tool.Server)
 	if err != nil {

@@ -86,8 +86,10 @@ func (s *server) pinChanges() []PinChange {
 // when tool is not ""): the definitions PinChanges shows are recorded in
 // the pin store, and the tools are offered and callable again. It fails
 // for a tool pinned by a managed pin file, and for a tool with no pending
-// change. It returns what it approved.
-func (h *Host) ApprovePins(server, tool string) ([]PinChange, error) {
+// change. fingerprint, when not "", is the fingerprint the tool must still
+// have (what a person was shown): a tool the server changed again since is
+// refused. It returns what it approved.
+func (h *Host) ApprovePins(server, tool, fingerprint string) ([]PinChange, error) {
 	if h.pins == nil {
 		return nil, fmt.Errorf("host: tool pinning is off (no pin store): there is nothing to approve")
 	}
@@ -108,6 +110,12 @@ func (h *Host) ApprovePins(server, tool string) ([]PinChange, error) {
 		return nil, fmt.Errorf("host: tool %q has no change to approve (see \"mcphost tools diff %s\")", server+":"+tool, server)
 	}
 	for _, c := range approve {
+		if fingerprint != "" {
+			if fp, _ := pinstore.Fingerprint(c.Current); fp != fingerprint {
+				s.refreshMu.Unlock()
+				return nil, fmt.Errorf("host: tool %q is now %s, not the %s that was shown: nothing was approved; look again with \"mcphost tools diff %s\"", server+":"+c.Tool, fp, fingerprint, server+":"+c.Tool)
+			}
+		}
 		if c.Managed != "" {
 			s.refreshMu.Unlock()
 			return nil, fmt.Errorf("host: tool %q is pinned by the managed pin file %s: it cannot be approved here; ask whoever manages that file", server+":"+c.Tool, c.Managed)

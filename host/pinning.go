@@ -32,6 +32,13 @@ const (
 // hides: it changed since it was approved, or is new and `new: hide`.
 var ErrToolChanged = errors.New("tool changed since it was approved")
 
+// hiddenToolError refuses a call of a tool pinning hides. It is a denial
+// (ErrDenied) as a policy's is, for whoever counts them.
+type hiddenToolError struct{ msg string }
+
+func (e *hiddenToolError) Error() string   { return e.msg }
+func (e *hiddenToolError) Unwrap() []error { return []error{ErrToolChanged, ErrDenied} }
+
 // pinPollInterval is how often a host with a pin store checks (a stat)
 // whether another process approved something.
 const pinPollInterval = time.Second

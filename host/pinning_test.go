@@ -143,10 +143,10 @@ func TestPinningHidesAChangedToolUntilApproved(t *testing.T) {
 	if _, ok := offered(h3, "everything:echo"); ok {
 		t.Fatal("h3 offers the changed tool")
 	}
-	if _, err := h2.ApprovePins("everything", "add"); err == nil {
+	if _, err := h2.ApprovePins("everything", "add", ""); err == nil {
 		t.Error("approving a tool with no change succeeded")
 	}
-	approved, err := h2.ApprovePins("everything", "echo")
+	approved, err := h2.ApprovePins("everything", "echo", "")
 	if err != nil || len(approved) != 1 {
 		t.Fatalf("approve: %v %v", approved, err)
 	}
@@ -295,7 +295,7 @@ func TestPinningManagedFileAndCorruptStore(t *testing.T) {
 	if _, ok := offered(h, "everything:add"); !ok {
 		t.Fatal("a tool the managed file does not pin is hidden (new: allow)")
 	}
-	if _, err := h.ApprovePins("everything", "echo"); err == nil || !strings.Contains(err.Error(), managed) {
+	if _, err := h.ApprovePins("everything", "echo", ""); err == nil || !strings.Contains(err.Error(), managed) {
 		t.Fatalf("approving a managed pin: %v", err)
 	}
 

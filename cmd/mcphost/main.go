@@ -91,6 +91,7 @@ type app struct {
 	// current directory, the process environment, no extra host options.
 	globalDir   string
 	stateDir    string // locks of edits, backups ("": the user's state directory)
+	pinStore    string // tools diff/approve/pins --pin-store ("": pins.json in stateDir)
 	cacheDir    string // the completion cache ("": the user cache directory's mcphost)
 	workDir     string
 	environ     []string      // nil: os.Environ()
