@@ -207,6 +207,9 @@ type ToolInfo struct {
 	Description string           `json:"description,omitempty"`
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 	InputSchema json.RawMessage  `json:"input_schema,omitempty"`
+	// Pin is the tool's pin state, as PolicyRequest.Pin; absent without
+	// pinning.
+	Pin string `json:"pin,omitempty"`
 }
 
 // FilterToolsRequest is the input of the filter_tools hook: one server's
