@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcphost/mcphost/host/config"
 	"github.com/mcphost/mcphost/internal/pinstore"
 )
 
@@ -28,9 +29,10 @@ type PinChange struct {
 // Diff is a readable account of the change, escaped for a terminal.
 func (c PinChange) Diff() string { return pinstore.Diff(c.Approved, c.Current) }
 
-// PinChanges lists the tools of the server (every server when server is
-// "") whose last listing differs from what was approved, as the host holds
-// them: ApprovePins approves exactly these definitions. It is nil without
+// PinChanges lists the tools of the server (every server when serverID
+// is "") whose last listing differs from what was approved, and the new
+// tools waiting for an approval (not under `new: allow`, which records
+// them when they are listed), as the host holds them: ApprovePins approves exactly these definitions. It is nil without
 // pinning.
 func (h *Host) PinChanges(serverID string) ([]PinChange, error) {
 	if h.pins == nil {
@@ -64,7 +66,9 @@ func (s *server) pinChanges() []PinChange {
 	var out []PinChange
 	for _, t := range listed {
 		state := states[t.def.Name]
-		if state != PinNew && state != PinChanged {
+		// A new tool under `new: allow` was recorded when it was listed:
+		// nothing is pending for it.
+		if state != PinChanged && (state != PinNew || p.newTool == config.PinAllow) {
 			continue
 		}
 		c := PinChange{Server: s.cfg.ID, Tool: t.def.Name, State: state, Current: t.def}

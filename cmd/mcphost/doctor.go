@@ -55,6 +55,10 @@ interrupted.`,
 				return usageError("--timeout %s: give a positive duration, like 2m", timeout)
 			}
 			ctx := cmd.Context()
+			pinStore, err := a.pinStoreFile()
+			if err != nil {
+				return err
+			}
 			plugLog := a.log
 			if !cmd.Flags().Changed("log-level") {
 				// The report says why a plugin did not load; the runtime's
@@ -74,6 +78,7 @@ interrupted.`,
 				HostOptions: append([]host.Option{identity(), host.WithElicitationHandler(a.elicit)}, a.hostOptions...),
 				Logger:      a.log,
 				Timeout:     timeout,
+				PinStore:    pinStore,
 			})
 			if ctx.Err() != nil {
 				return &exitError{code: exitInterrupted, err: errors.New("interrupted while checking")}
