@@ -302,7 +302,13 @@ func (s *server) applyPins(listed []listedTool) {
 		}
 		// An audit event, and so a metric of the gateway's stage decisions.
 		s.h.audit(AuditEvent{Stage: "pinning", Hook: "tools/list", Server: s.cfg.ID, Tool: name, Outcome: state, Reason: reason})
-		s.log.Warn("tool pin", "tool", name, "state", state, "action", action)
+		// warn lets the tool through: the log says so loudly. A hidden
+		// or confirmed tool says it at each call, and in the warnings.
+		if action == config.PinWarn {
+			s.log.Warn("tool changed since it was approved, and is let through (pinning: warn)", "tool", name, "state", state)
+		} else {
+			s.log.Info("tool pin", "tool", name, "state", state, "action", action)
+		}
 	}
 }
 

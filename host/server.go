@@ -284,6 +284,7 @@ func (s *server) status() ServerStatus {
 		}
 	}
 	st.Warnings = append(slices.Clone(s.warnings), s.pin.warnings...)
+	st.PinWarnings = slices.Clone(s.pin.warnings)
 	if ir := s.initResult; ir != nil {
 		st.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {

@@ -92,6 +92,10 @@ type ServerStatus struct {
 	// Warnings are problems with the server's lists that cost it something
 	// but not its connection, such as a tool left out for its schema.
 	Warnings []string `json:"warnings,omitempty"`
+	// PinWarnings are the warnings of tool pinning (also in Warnings): the
+	// tools hidden, confirmed or warned about because they changed since
+	// they were approved, or are new.
+	PinWarnings []string `json:"pin_warnings,omitempty"`
 	// Stderr holds the last lines a stdio server wrote to stderr.
 	Stderr []string `json:"stderr,omitempty"`
 }

@@ -240,7 +240,9 @@ names fit its limits; every lossy conversion is a warning on standard error.
 				// always denies.
 				return a.printProviderTools(pf, h.Tools(), nonStrict, h)
 			}
-			// People see every tool, the denied ones marked.
+			// People see every tool, the denied ones marked, and why
+			// pinning hides some.
+			warnPins(a.stderr, h)
 			tools := h.AllTools()
 			if asJSON {
 				if tools == nil {

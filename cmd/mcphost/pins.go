@@ -68,6 +68,16 @@ func (a *app) stateFile(name string) (string, error) {
 	return filepath.Join(dir, name), nil
 }
 
+// warnPins prints pinning's warnings (tools hidden or confirmed because
+// they changed since they were approved) on w.
+func warnPins(w io.Writer, h *host.Host) {
+	for _, st := range h.Status() {
+		for _, pw := range st.PinWarnings {
+			fmt.Fprintf(w, "warning: server %s: %s\n", termtext.Line(st.ID), termtext.Line(pw))
+		}
+	}
+}
+
 // splitServerTool splits SERVER[:TOOL].
 func splitServerTool(arg string) (server, tool string) {
 	server, tool, _ = strings.Cut(arg, ":")
