@@ -27,7 +27,9 @@ func BenchmarkListing1000Tools(b *testing.B) {
 	for i := range 1000 {
 		schema := json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"path":{"type":"string","description":"The file %d reads."},"limit":{"type":"integer"}},"required":["path"]}`, i))
 		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%04d", i), Description: fmt.Sprintf("Reads file number %d and returns its first lines.", i), InputSchema: schema},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	for _, pinned := range []bool{false, true} {
 		name := "unpinned"
