@@ -31,54 +31,50 @@ func BenchmarkListing1000Tools(b *testing.B) {
 				return &mcp.CallToolResult{}, nil
 			})
 	}
-	for _, pinned := range []bool{false, true} {
-		name := "unpinned"
-		var opts []Option
-		if pinned {
-			name = "pinned"
-			opts = append(opts, WithPinStore(filepath.Join(b.TempDir(), "pins.json")))
+	start := func(b *testing.B, opts ...Option) (*Host, *server) {
+		h, err := New(&config.Config{}, append([]Option{WithInProcessServer("s", srv)}, opts...)...)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			h, err := New(&config.Config{}, append([]Option{WithInProcessServer("s", srv)}, opts...)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := h.Start(ctx); err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close(context.Background())
-			s := h.byID["s"]
-			if n := len(h.Tools()); n != 1000 {
-				b.Fatalf("%d tools offered", n)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				s.refreshList("tools")
-			}
-			b.StopTimer()
-			if n := len(h.Tools()); n != 1000 {
-				b.Fatalf("%d tools offered after the re-listings", n)
-			}
-			if !pinned {
-				return
-			}
-			// Pinning's own part of a listing, alone: the fingerprints and
-			// the verdict, against a store that pins every tool.
-			s.mu.Lock()
-			tools := s.tools
-			s.mu.Unlock()
-			b.Run("fingerprints+verdict", func(b *testing.B) {
-				b.ReportAllocs()
-				for range b.N {
-					v := s.evaluatePins(fingerprintTools(tools))
-					if len(v.hidden) != 0 || len(v.states) != 1000 {
-						b.Fatalf("verdict: %d states, %d hidden", len(v.states), len(v.hidden))
-					}
-				}
-			})
-		})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := h.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close(context.Background()) })
+		if n := len(h.Tools()); n != 1000 {
+			b.Fatalf("%d tools offered", n)
+		}
+		return h, h.byID["s"]
 	}
+	relist := func(b *testing.B, opts ...Option) {
+		h, s := start(b, opts...)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			s.refreshList("tools")
+		}
+		b.StopTimer()
+		if n := len(h.Tools()); n != 1000 {
+			b.Fatalf("%d tools offered after the re-listings", n)
+		}
+	}
+	b.Run("unpinned", func(b *testing.B) { relist(b) })
+	b.Run("pinned", func(b *testing.B) { relist(b, WithPinStore(filepath.Join(b.TempDir(), "pins.json"))) })
+	// Pinning's own part of a listing, alone: the fingerprints and the
+	// verdict, against a store that pins every tool.
+	b.Run("pinning-only", func(b *testing.B) {
+		_, s := start(b, WithPinStore(filepath.Join(b.TempDir(), "pins.json")))
+		s.mu.Lock()
+		tools := s.tools
+		s.mu.Unlock()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			v := s.evaluatePins(fingerprintTools(tools))
+			if len(v.hidden) != 0 || len(v.states) != 1000 {
+				b.Fatalf("verdict: %d states, %d hidden", len(v.states), len(v.hidden))
+			}
+		}
+	})
 }
