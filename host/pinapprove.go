@@ -101,6 +101,12 @@ func (h *Host) ApprovePins(server, tool, fingerprint string) ([]PinChange, error
 	if err != nil {
 		return nil, err
 	}
+	h.pins.mu.Lock()
+	failure := h.pins.failure()
+	h.pins.mu.Unlock()
+	if failure != nil {
+		return nil, fmt.Errorf("host: nothing can be approved: %w", failure)
+	}
 	s.refreshMu.Lock()
 	changes := s.pinChanges()
 	var approve []PinChange

@@ -61,11 +61,13 @@ type pinning struct {
 	files   []string        // managed pin files
 
 	mu      sync.Mutex
-	file    *pinstore.File
-	stamp   pinstore.Stamp
 	loaded  bool
+	file    *pinstore.File // the store as last read (never nil once loaded)
+	stamp   pinstore.Stamp
 	managed map[string]map[string]managedPin // identity key -> tool -> pin
-	err     error                            // the store or a managed file cannot be read
+	// storeErr: the store cannot be read or written; managedErr: a managed
+	// file cannot be read. Either hides every tool.
+	storeErr, managedErr error
 }
 
 type managedPin struct {
@@ -84,43 +86,71 @@ func newPinning(path string, cfg config.Pinning) *pinning {
 	return p
 }
 
-// refreshLocked re-reads the store when it changed on disk, and the
-// managed files once. It reports whether anything was re-read.
+// refreshLocked reads the managed files once, and the store at first and
+// again when it changed on disk (or could not be read). It reports
+// whether anything was read.
 func (p *pinning) refreshLocked() bool {
 	if !p.loaded {
 		p.loaded = true
-		p.managed = map[string]map[string]managedPin{}
-		for _, f := range p.files {
-			mf, err := pinstore.ReadFile(f)
-			if errors.Is(err, fs.ErrNotExist) {
-				err = fmt.Errorf("pinstore: managed pin file %s does not exist: the tools it pins are hidden until it is restored", f)
-			}
-			if err != nil {
-				p.err = err
-				return true
-			}
-			for key, sp := range mf.Servers {
-				if p.managed[key] == nil {
-					p.managed[key] = map[string]managedPin{}
-				}
-				for name, pin := range sp.Tools {
-					if _, first := p.managed[key][name]; !first {
-						p.managed[key][name] = managedPin{pin, f}
-					}
-				}
-			}
+		// Without a store, first sightings are kept here, in memory.
+		p.file = &pinstore.File{Version: pinstore.FileVersion, Servers: map[string]*pinstore.ServerPins{}}
+		p.managed, p.managedErr = loadManaged(p.files)
+		if p.store != nil {
+			p.loadStoreLocked()
 		}
-		if p.store == nil {
-			p.file = &pinstore.File{Version: pinstore.FileVersion, Servers: map[string]*pinstore.ServerPins{}}
-			return true
-		}
-	} else if p.store == nil || (p.err == nil && p.store.Stat() == p.stamp) {
+		return true
+	}
+	if p.store == nil || (p.storeErr == nil && p.store.Stat() == p.stamp) {
 		return false
 	}
-	if p.store != nil {
-		p.file, p.stamp, p.err = p.store.Load()
-	}
+	p.loadStoreLocked()
 	return true
+}
+
+// loadStoreLocked reads the store; p.file keeps the last good read when
+// it fails (storeErr then hides every tool).
+func (p *pinning) loadStoreLocked() {
+	f, stamp, err := p.store.Load()
+	p.stamp, p.storeErr = stamp, err
+	if err == nil {
+		p.file = f
+	}
+}
+
+// failure is why pinning cannot decide (a managed file or the store
+// cannot be read), nil when it can.
+func (p *pinning) failure() error {
+	if p.managedErr != nil {
+		return p.managedErr
+	}
+	return p.storeErr
+}
+
+// loadManaged reads the managed pin files; the first file that pins a
+// tool wins. A file that cannot be read is an error for good: the pins it
+// holds are unknown.
+func loadManaged(files []string) (map[string]map[string]managedPin, error) {
+	managed := map[string]map[string]managedPin{}
+	for _, f := range files {
+		mf, err := pinstore.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("pinstore: managed pin file %s does not exist: every tool is hidden until it is restored (and mcphost restarted)", f)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for key, sp := range mf.Servers {
+			if managed[key] == nil {
+				managed[key] = map[string]managedPin{}
+			}
+			for name, pin := range sp.Tools {
+				if _, first := managed[key][name]; !first {
+					managed[key][name] = managedPin{pin, f}
+				}
+			}
+		}
+	}
+	return managed, nil
 }
 
 // listedTool is a tool as the server sent it, with its fingerprint.
@@ -192,7 +222,7 @@ func (s *server) evaluatePins(listed []listedTool) pinVerdict {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.refreshLocked()
-	if p.err == nil {
+	if p.failure() == nil {
 		record := map[string]*pinstore.Pin{}
 		sp := p.file.Servers[key]
 		mp := p.managed[key]
@@ -217,15 +247,15 @@ func (s *server) evaluatePins(listed []listedTool) pinVerdict {
 			}
 		}
 		if len(record) > 0 {
-			p.err = p.recordLocked(id, record)
+			p.storeErr = p.recordLocked(id, record)
 		}
 	}
-	if p.err != nil {
+	if err := p.failure(); err != nil {
 		for _, t := range listed {
 			v.states[t.def.Name] = PinChanged
-			v.hidden[t.def.Name] = fmt.Sprintf("tool %q is hidden: the pin store cannot be used: %v", display(t.def.Name), p.err)
+			v.hidden[t.def.Name] = fmt.Sprintf("tool %q is hidden: the pins cannot be checked: %v", display(t.def.Name), err)
 		}
-		v.warnings = append(v.warnings, fmt.Sprintf("every tool hidden: %v", p.err))
+		v.warnings = append(v.warnings, fmt.Sprintf("every tool hidden: %v", err))
 		return v
 	}
 	for _, name := range slices.Sorted(maps.Keys(v.states)) {
@@ -274,8 +304,8 @@ func (p *pinning) recordLocked(id pinstore.Identity, pins map[string]*pinstore.P
 	if err := p.store.Update(func(f *pinstore.File) error { return f.Set(id, pins) }); err != nil {
 		return err
 	}
-	p.file, p.stamp, p.err = p.store.Load()
-	return p.err
+	p.loadStoreLocked()
+	return p.storeErr
 }
 
 // applyPins evaluates the server's last listing and keeps the verdict,

@@ -312,3 +312,40 @@ func TestPinningManagedFileAndCorruptStore(t *testing.T) {
 		t.Fatalf("call with a corrupt store: %v", err)
 	}
 }
+
+// A managed pin file that cannot be read hides every tool, at every
+// listing, and nothing can be approved meanwhile.
+func TestPinningMissingManagedFileFailsClosed(t *testing.T) {
+	srv := hosttest.NewEchoServer()
+	url := hosttest.ServeHTTP(t, srv)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "managed.json")
+	relisted := make(chan struct{}, 16)
+	for _, store := range []string{filepath.Join(dir, "pins.json"), ""} {
+		h := startPinned(t, url, store, config.Pinning{ManagedFiles: []string{missing}}, host.WithEvents(func(e host.Event) {
+			if e.Kind == "tools" {
+				select {
+				case relisted <- struct{}{}:
+				default:
+				}
+			}
+		}))
+		if n := len(h.Tools()); n != 0 {
+			t.Fatalf("store %q: %d tools offered with an unreadable managed pin file", store, n)
+		}
+		if _, err := h.ApprovePins("everything", "echo", ""); err == nil || !strings.Contains(err.Error(), missing) {
+			t.Errorf("approve with an unreadable managed pin file: %v", err)
+		}
+		for len(relisted) > 0 {
+			<-relisted
+		}
+		mcp.AddTool(srv, &mcp.Tool{Name: "later" + filepath.Base(store)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		<-relisted
+		if n := len(h.Tools()); n != 0 {
+			t.Fatalf("store %q: after a re-listing, %d tools offered with an unreadable managed pin file", store, n)
+		}
+		h.Close(context.Background())
+	}
+}
