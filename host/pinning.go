@@ -246,7 +246,9 @@ func (s *server) evaluatePins(listed []listedTool) pinVerdict {
 				}
 			}
 		}
-		if len(record) > 0 {
+		// A server seen for the first time is recorded even with no tools:
+		// a tool it lists later is new, not trusted on first use.
+		if len(record) > 0 || (sp == nil && mp == nil) {
 			p.storeErr = p.recordLocked(id, record)
 		}
 	}

@@ -349,3 +349,21 @@ func TestPinningMissingManagedFileFailsClosed(t *testing.T) {
 		h.Close(context.Background())
 	}
 }
+
+// A server first seen with no tools is pinned as such: a tool it lists
+// later is new (here hidden, new: hide), not trusted on first use.
+func TestPinningServerFirstSeenEmpty(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "empty", Version: "1"}, &mcp.ServerOptions{HasTools: true})
+	url := hosttest.ServeHTTP(t, srv)
+	store := filepath.Join(t.TempDir(), "pins.json")
+	h := startPinned(t, url, store, config.Pinning{New: config.PinHide})
+	if n := len(h.Tools()); n != 0 {
+		t.Fatalf("%d tools", n)
+	}
+	h.Close(context.Background())
+	changeEcho(srv, "Echoes.")
+	h = startPinned(t, url, store, config.Pinning{New: config.PinHide})
+	if _, err := h.CallTool(context.Background(), "everything:echo", map[string]any{"text": "x"}); !errors.Is(err, host.ErrToolChanged) {
+		t.Fatalf("a tool added after an empty first listing: %v", err)
+	}
+}
