@@ -211,8 +211,20 @@ func TestPinningConfirmAndWarn(t *testing.T) {
 }
 
 type pinRecorder struct {
-	mu   sync.Mutex
-	pins map[string]string
+	mu       sync.Mutex
+	pins     map[string]string
+	filtered map[string]string // what filter_tools saw
+}
+
+func (p *pinRecorder) FilterTools(_ context.Context, r *abi.FilterToolsRequest) (*abi.FilterToolsResponse, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	resp := &abi.FilterToolsResponse{}
+	for _, t := range r.Tools {
+		p.filtered[t.Name] = t.Pin
+		resp.Tools = append(resp.Tools, t.Name)
+	}
+	return resp, nil
 }
 
 func (p *pinRecorder) StageName() string { return "recorder" }
@@ -230,7 +242,7 @@ func TestPinningNewTools(t *testing.T) {
 	srv := hosttest.NewEchoServer()
 	url := hosttest.ServeHTTP(t, srv)
 	store := filepath.Join(t.TempDir(), "pins.json")
-	rec := &pinRecorder{pins: map[string]string{}}
+	rec := &pinRecorder{pins: map[string]string{}, filtered: map[string]string{}}
 	h := startPinned(t, url, store, config.Pinning{}, host.WithStages(host.StageConfig{Stage: rec}))
 	mcp.AddTool(srv, &mcp.Tool{Name: "fresh", Description: "New."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in hosttest.EchoIn) (*mcp.CallToolResult, any, error) {
@@ -245,6 +257,9 @@ func TestPinningNewTools(t *testing.T) {
 	rec.mu.Lock()
 	if rec.pins["fresh"] != host.PinNew || rec.pins["add"] != host.PinPinned {
 		t.Errorf("policy saw pin states %v", rec.pins)
+	}
+	if rec.filtered["fresh"] != host.PinNew || rec.filtered["add"] != host.PinPinned {
+		t.Errorf("filter_tools saw pin states %v", rec.filtered)
 	}
 	rec.mu.Unlock()
 	f, err := pinstore.ReadFile(store)
