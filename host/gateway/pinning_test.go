@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -115,5 +116,23 @@ func TestGatewayPinningHidesUntilApproved(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__b__echo", Arguments: map[string]any{"text": "approved"}})
 	if err != nil || hosttest.Text(res) != "approved" {
 		t.Fatalf("call after approval: %v %v", res, err)
+	}
+}
+
+// A tool pin that changed is a line of the audit log; other stage
+// decisions are not (the calls' lines say them).
+func TestAuditLogRecordsPinChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := &gateway.AuditLog{Path: path}
+	l.ObservePin(host.AuditEvent{Stage: "pinning", Hook: "tools/list", Server: "b", Tool: "echo", Outcome: host.PinChanged, Reason: "tool \"b:echo\" changed"})
+	l.ObservePin(host.AuditEvent{Stage: "policy", Hook: "policy", Server: "b", Tool: "echo", Outcome: "allow"})
+	l.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"decision":"pin"`) || !strings.Contains(lines[0], `"outcome":"changed"`) || !strings.Contains(lines[0], `"tool":"echo"`) {
+		t.Fatalf("audit log:\n%s", data)
 	}
 }
