@@ -163,17 +163,19 @@ func Run(ctx context.Context, opts Options) *Report {
 	if opts.TokenStore != nil {
 		store, storeErr = opts.TokenStore()
 	}
-	pinOpt, cleanup := r.checkPins(cfg, opts)
+	var pins pinReport
+	pinOpt, cleanup := pins.checkPins(cfg, opts)
 	defer cleanup()
 	if pinOpt != nil {
 		opts.HostOptions = append(opts.HostOptions, pinOpt)
 	}
 	statuses, denied, changes, startErr := startServers(ctx, cfg, pl, store, opts)
 	r.checkServers(cfg, statuses, denied, startErr, opts.Timeout)
-	if pinOpt != nil {
-		r.checkPinChanges(opts.PinStore, changes)
-	}
 	r.checkAuth(cfg, statuses, store, storeErr, time.Now())
+	if pinOpt != nil {
+		pins.checkPinChanges(opts.PinStore, changes)
+	}
+	r.Checks = append(r.Checks, pins.checks...)
 	return r.finish()
 }
 

@@ -17,11 +17,12 @@ import (
 const KindPins = "pins"
 
 // checkPins checks the pin store (opts.PinStore) and the managed pin files:
-// readable, not corrupt, how much they pin. For the servers' check it
-// returns a host option pinning against a private copy of the store, so
-// that the changes pending show and nothing is written to the store
-// itself, and a cleanup; nil when there is no usable store.
-func (r *Report) checkPins(cfg *config.Config, opts Options) (host.Option, func()) {
+// readable, not corrupt, how much they pin; the checks go in pins, to be
+// reported after the servers'. For the servers' check it returns a host
+// option pinning against a private copy of the store, so that the changes
+// pending show and nothing is written to the store itself, and a cleanup;
+// nil when there is no usable store.
+func (r *pinReport) checkPins(cfg *config.Config, opts Options) (host.Option, func()) {
 	for _, mf := range cfg.Pinning.ManagedFiles {
 		f, err := pinstore.ReadFile(mf)
 		if err != nil {
@@ -69,9 +70,14 @@ func (r *Report) checkPins(cfg *config.Config, opts Options) (host.Option, func(
 	return host.WithPinStore(copyPath), cleanup
 }
 
+// pinReport collects the pins checks while the servers are checked.
+type pinReport struct{ checks []Check }
+
+func (r *pinReport) add(c Check) { r.checks = append(r.checks, c) }
+
 // checkPinChanges reports the tools whose listing differs from what was
 // approved.
-func (r *Report) checkPinChanges(store string, changes []host.PinChange) {
+func (r *pinReport) checkPinChanges(store string, changes []host.PinChange) {
 	if store == "" {
 		return
 	}
