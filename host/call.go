@@ -67,6 +67,10 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 		return nil, h.unknownToolError(name)
 	}
 	tool := c.Tool
+	if tool.Hidden != "" {
+		h.auditCtx(ctx, AuditEvent{Stage: "pinning", Hook: "tools/call", Server: tool.Server, Tool: tool.Tool, Outcome: "deny", Reason: tool.Hidden})
+		return nil, &hiddenToolError{tool.Hidden}
+	}
 	s, err := h.server(tool.Server)
 	if err != nil {
 		return nil, err
@@ -82,6 +86,12 @@ func (h *Host) CallTool(ctx context.Context, name string, args map[string]any, o
 	args, err = h.applyPolicy(ctx, tool, args, o.caller)
 	if err != nil {
 		return nil, err
+	}
+	if c.confirmPin != "" {
+		ev := AuditEvent{Stage: "pinning", Hook: "tools/call", Server: tool.Server, Tool: tool.Tool, Outcome: string(abi.Confirm), Reason: c.confirmPin}
+		if err := h.askConfirm(ctx, tool, args, pendingConfirm{stage: "pinning", reason: c.confirmPin, ev: ev}); err != nil {
+			return nil, err
+		}
 	}
 	timeout := o.timeout
 	if timeout <= 0 {

@@ -15,15 +15,16 @@ import (
 
 // filterTools runs the filter stages over one server's tool list: the
 // stages' answers intersect. When a failing stage hides them all, hidden
-// says so, for the server's warnings: an empty list says nothing.
-func (h *Host) filterTools(server string, tools []*mcp.Tool) (kept []*mcp.Tool, hidden string) {
+// says so, for the server's warnings: an empty list says nothing. pins are
+// the tools' pin states (nil without pinning).
+func (h *Host) filterTools(server string, tools []*mcp.Tool, pins map[string]string) (kept []*mcp.Tool, hidden string) {
 	for _, is := range h.pipeline.stages {
 		if is.filter == nil || !is.appliesTo(server) || len(tools) == 0 {
 			continue
 		}
 		req := &abi.FilterToolsRequest{Server: server}
 		for _, t := range tools {
-			info := abi.ToolInfo{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: toABIAnnotations(t.Annotations)}
+			info := abi.ToolInfo{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: toABIAnnotations(t.Annotations), Pin: pins[t.Name]}
 			if t.InputSchema != nil {
 				if b, err := json.Marshal(t.InputSchema); err == nil {
 					info.InputSchema = b

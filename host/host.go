@@ -66,6 +66,9 @@ type Host struct {
 
 	registry registry
 	pipeline *pipeline
+	// pins is tool pinning (nil: off).
+	pins     *pinning
+	pinWatch sync.Once
 	// asked is what the configuration the host was built with asks of
 	// calls (policy, results, plugins): SetServers takes no configuration
 	// that asks for something else.
@@ -112,6 +115,7 @@ func New(cfg *config.Config, opts ...Option) (*Host, error) {
 	h := &Host{
 		asked:    config.Config{Policy: cfg.Policy, Results: cfg.Results, Plugins: slices.Clone(cfg.Plugins)},
 		pipeline: pl,
+		pins:     newPinning(o.pinStore, cfg.Pinning),
 		opts:     o,
 		log:      o.logger.Named("host"),
 		mapper:   mapper,
@@ -203,6 +207,7 @@ func (h *Host) Start(ctx context.Context) error {
 	if h.isClosed() {
 		return ErrClosed
 	}
+	h.pinWatch.Do(func() { go h.watchPins() })
 	h.serversMu.Lock()
 	h.started = true
 	var firsts []<-chan struct{}

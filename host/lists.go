@@ -68,7 +68,16 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 		}
 		tools = append(tools, t)
 	}
-	tools, hidden := s.h.filterTools(s.cfg.ID, tools)
+	var pins map[string]string
+	if s.h.pins != nil {
+		// Before the filter stages and the names: pinning sees the tools
+		// as the server sent them.
+		s.applyPins(fingerprintTools(tools))
+		s.mu.Lock()
+		pins = s.pin.states
+		s.mu.Unlock()
+	}
+	tools, hidden := s.h.filterTools(s.cfg.ID, tools, pins)
 	if hidden != "" {
 		s.log.Warn(hidden)
 		warnings = append(warnings, hidden)

@@ -54,6 +54,7 @@ type options struct {
 	logMessages     func(server string, p *mcp.LoggingMessageParams, inOrder bool)
 	stageObserver   func(ctx context.Context, e AuditEvent)
 	resourceUpdates func(server, uri string)
+	pinStore        string
 }
 
 func defaultOptions() options {

@@ -245,7 +245,7 @@ func (h *Host) policyRound(ctx context.Context, tool Tool, args map[string]any, 
 		}
 		req := &abi.PolicyRequest{
 			Server: tool.Server, Tool: tool.Tool, Name: tool.Name,
-			Arguments: args, Annotations: toABIAnnotations(tool.Annotations), Caller: caller,
+			Arguments: args, Annotations: toABIAnnotations(tool.Annotations), Caller: caller, Pin: tool.Pin,
 		}
 		start := time.Now()
 		dec, err := is.policy.Policy(ctx, req)

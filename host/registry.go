@@ -28,6 +28,8 @@ type callable struct {
 	// paramHeaders are the parameters mirrored into HTTP headers
 	// (toolParamHeaders of the input schema).
 	paramHeaders []paramHeader
+	// confirmPin says why pinning asks a confirmation for each call.
+	confirmPin string
 }
 
 // rebuildRegistry recomputes every public name from the tools of the
@@ -36,8 +38,9 @@ func (h *Host) rebuildRegistry() {
 	h.registry.rebuildMu.Lock()
 	defer h.registry.rebuildMu.Unlock()
 	type entry struct {
-		key  naming.Key
-		tool Tool
+		key        naming.Key
+		tool       Tool
+		confirmPin string
 	}
 	var entries []entry
 	for _, s := range h.list() {
@@ -58,7 +61,9 @@ func (h *Host) rebuildRegistry() {
 				if tool.Title == "" && t.Annotations != nil {
 					tool.Title = t.Annotations.Title
 				}
-				entries = append(entries, entry{naming.Key{Server: s.cfg.ID, Tool: t.Name}, tool})
+				var confirmPin string
+				tool.Pin, tool.Hidden, confirmPin = s.pinsOf(t.Name)
+				entries = append(entries, entry{naming.Key{Server: s.cfg.ID, Tool: t.Name}, tool, confirmPin})
 			}
 		}
 		s.mu.Unlock()
@@ -79,6 +84,7 @@ func (h *Host) rebuildRegistry() {
 		return
 	}
 	tools := make([]Tool, 0, len(entries))
+	confirmPin := map[string]string{}
 	for _, e := range entries {
 		name, ok := names[e.key]
 		if !ok {
@@ -87,16 +93,23 @@ func (h *Host) rebuildRegistry() {
 		e.tool.Name = name
 		e.tool.Denied = h.alwaysDenied(e.tool)
 		tools = append(tools, e.tool)
+		if e.confirmPin != "" {
+			confirmPin[e.tool.Display] = e.confirmPin
+		}
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return compareStrings(a.Name, b.Name) })
 	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return a.Name == b.Name })
 	byName := make(map[string]*callable, len(tools))
 	byDisplay := make(map[string]*callable, len(tools))
 	for _, t := range tools {
-		c := &callable{Tool: t, paramHeaders: toolParamHeaders(t.InputSchema)}
+		c := &callable{Tool: t, paramHeaders: toolParamHeaders(t.InputSchema), confirmPin: confirmPin[t.Display]}
 		byName[t.Name] = c
 		byDisplay[t.Display] = c
 	}
+	// Tools pinning hides keep their names (names do not move when a tool
+	// is hidden or approved) and stay resolvable, so that a call says why
+	// it is refused; they are listed nowhere.
+	tools = slices.DeleteFunc(tools, func(t Tool) bool { return t.Hidden != "" })
 	h.registry.mu.Lock()
 	offered := slices.DeleteFunc(slices.Clone(tools), func(t Tool) bool { return t.Denied != "" })
 	h.registry.tools, h.registry.offered, h.registry.byName, h.registry.byDisplay = tools, offered, byName, byDisplay

@@ -73,6 +73,10 @@ type server struct {
 	enabled bool
 	// warnings are problems with the last lists (tools left out).
 	warnings []string
+	// pin is what pinning decided about the last tool listing, pinListed
+	// that listing as the server sent it (nil: not listed, or no pinning).
+	pin       pinVerdict
+	pinListed []listedTool
 	// everReady: the server was ready once.
 	everReady bool
 	// listed: its tools are in the registry. They stay there while it
@@ -284,7 +288,8 @@ func (s *server) status() ServerStatus {
 			}
 		}
 	}
-	st.Warnings = slices.Clone(s.warnings)
+	st.Warnings = append(slices.Clone(s.warnings), s.pin.warnings...)
+	st.PinWarnings = slices.Clone(s.pin.warnings)
 	if ir := s.initResult; ir != nil {
 		st.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {

@@ -28,6 +28,13 @@ type Tool struct {
 	// "" for a tool that may be called. Such tools are not offered to
 	// models: Tools leaves them out, AllTools keeps them.
 	Denied string `json:"denied,omitempty"`
+	// Pin is the tool's pin state with pinning on (WithPinStore): PinPinned,
+	// PinNew or PinChanged; "" without pinning.
+	Pin string `json:"pin,omitempty"`
+	// Hidden says why pinning refuses every call of this tool (it changed
+	// since it was approved). Such tools are in neither Tools nor
+	// AllTools; Resolve finds them, so a call can say why it is refused.
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // Progress is one progress notification for a call.
@@ -89,6 +96,10 @@ type ServerStatus struct {
 	// Warnings are problems with the server's lists that cost it something
 	// but not its connection, such as a tool left out for its schema.
 	Warnings []string `json:"warnings,omitempty"`
+	// PinWarnings are the warnings of tool pinning (also in Warnings): the
+	// tools hidden, confirmed or warned about because they changed since
+	// they were approved, or are new.
+	PinWarnings []string `json:"pin_warnings,omitempty"`
 	// Stderr holds the last lines a stdio server wrote to stderr.
 	Stderr []string `json:"stderr,omitempty"`
 }

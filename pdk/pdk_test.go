@@ -110,13 +110,13 @@ func TestPolicyRoundTrip(t *testing.T) {
 		return &abi.PolicyDecision{Decision: abi.Deny, Reason: "no", Arguments: map[string]any{"path": "/srv/tmp"}}, nil
 	})
 	in := `{"server":"fs","tool":"write","name":"fs_write","arguments":{"path":"/etc"},` +
-		`"annotations":{"destructiveHint":false,"openWorldHint":false},"caller":{"kind":"cli"},"future_field":1}`
+		`"annotations":{"destructiveHint":false,"openWorldHint":false},"caller":{"kind":"cli"},"pin":"changed","future_field":1}`
 	out, err := pdk.Call(abi.HookPolicy, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Server != "fs" || got.Tool != "write" || got.Name != "fs_write" || got.Arguments["path"] != "/etc" ||
-		got.Annotations.Destructive() || got.Annotations.OpenWorld() || got.Caller.Kind != "cli" {
+		got.Annotations.Destructive() || got.Annotations.OpenWorld() || got.Caller.Kind != "cli" || got.Pin != "changed" {
 		t.Fatalf("request decoded as %+v", got)
 	}
 	if string(out) != `{"decision":"deny","reason":"no","arguments":{"path":"/srv/tmp"}}` {

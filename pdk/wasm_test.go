@@ -282,9 +282,11 @@ func TestPDKInWasm(t *testing.T) {
 		s.Limits.MaxOutputBytes = 1 << 20 // the 100 KiB transform below
 	})
 
-	out, err := call(t, p, abi.HookPolicy, `{"server":"srv","tool":"x","name":"n","arguments":{"a":[1,"b",null]}}`)
+	// The policy request as the guest decoded it, the tool's pin state
+	// included.
+	out, err := call(t, p, abi.HookPolicy, `{"server":"srv","tool":"x","name":"n","arguments":{"a":[1,"b",null]},"pin":"changed"}`)
 	want := `{"decision":"allow","reason":"srv:x","arguments":{"echo":{"a":[1,"b",null]},"empty_ok":false,"k":"v","k_ok":true,` +
-		`"not_granted_ok":false,"s":"S3","s_ok":true}}`
+		`"not_granted_ok":false,"pin":"changed","s":"S3","s_ok":true}}`
 	if err != nil || out != want {
 		t.Fatalf("policy = %s, %v\nwant %s", out, err, want)
 	}

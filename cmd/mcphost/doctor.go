@@ -23,7 +23,7 @@ func (a *app) doctorCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the configuration, trust, commands, plugins, servers and logins, and say what to fix",
+		Short: "Check the configuration, trust, commands, plugins, servers, logins and tool pins, and say what to fix",
 		Long: `Check everything mcphost needs and print one line per check, ok, warn, fail
 or skip, each problem with its fix:
 
@@ -43,6 +43,9 @@ or skip, each problem with its fix:
            (how long that took), or why not, with the stderr lines that say why
   auth     each remote server's login: logged in, static credentials, or
            "mcphost login ID"
+  pins     the tool pin store (pins.json in the state directory) and the
+           managed pin files: readable, what they pin, and the tools that
+           changed since they were approved ("mcphost tools diff")
 
 Servers are started at the same time, each within its startup_timeout, all
 within --timeout, and stopped again; nothing is written.
@@ -64,6 +67,10 @@ interrupted.`,
 				return usageError("--timeout %s: give a positive duration, like 2m", timeout)
 			}
 			ctx := cmd.Context()
+			pinStore, err := a.pinStoreFile()
+			if err != nil {
+				return err
+			}
 			plugLog := a.log
 			if !cmd.Flags().Changed("log-level") {
 				// The report says why a plugin did not load; the runtime's
@@ -83,6 +90,7 @@ interrupted.`,
 				HostOptions: append([]host.Option{identity(), host.WithElicitationHandler(a.elicit)}, a.hostOptions...),
 				Logger:      a.log,
 				Timeout:     timeout,
+				PinStore:    pinStore,
 			})
 			if ctx.Err() != nil {
 				return &exitError{code: exitInterrupted, err: errors.New("interrupted while checking")}

@@ -44,11 +44,13 @@ func TestDoctorHealthy(t *testing.T) {
 		"ok    trust    ", "no project files",
 		"ok    command  ", "(used by server ts)",
 		"ok    server   ts: connected in ", " tools, ",
+		"ok    pins     "+filepath.Join(e.state, "pins.json")+": pin store: nothing pinned yet",
+		"ok    pins     changes: every listed tool is as it was approved",
 		"0 warnings, 0 failures")
 	wantNotContains(t, "doctor", r.stdout, "fix:")
 
 	rep := decodeJSON[doctorJSON](t, e.must(exitOK, "doctor", "--json"))
-	if !rep.OK || rep.Summary["fail"] != 0 || len(rep.Checks) != 5 { // config, managed (none), trust, command, server
+	if !rep.OK || rep.Summary["fail"] != 0 || len(rep.Checks) != 7 { // config, managed (none), trust, command, server, pins
 		t.Fatalf("--json: %+v", rep)
 	}
 }

@@ -96,6 +96,11 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 			fmt.Fprintf(a.stderr, "warning: plugin %s is not used: %s\n", st.Name, termtext.Line(st.Blocked))
 		}
 	}
+	pins, err := a.pinStoreFile()
+	if err != nil {
+		a.closePipeline(pl)
+		return nil, &exitError{code: exitUsage, err: err}
+	}
 	// The line "connecting to 3 servers…" (see withStartProgress).
 	progress := a.newStartProgress(ctx)
 	opts := []host.Option{
@@ -107,6 +112,8 @@ func (a *app) startHostWith(ctx context.Context, cfg *config.Config, extra ...ho
 		identity(),
 		host.WithElicitationHandler(progress.elicit(a.elicit)),
 		host.WithConfirmer(a.confirm),
+		// Tool pinning: serve passes its own store in extra.
+		host.WithPinStore(pins),
 	}
 	opts = append(opts, progress.options()...)
 	opts = append(opts, a.authOptions()...)

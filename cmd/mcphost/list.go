@@ -242,7 +242,9 @@ names fit its limits; every lossy conversion is a warning on standard error.
 				// always denies.
 				return a.printProviderTools(pf, h.Tools(), nonStrict, h)
 			}
-			// People see every tool, the denied ones marked.
+			// People see every tool, the denied ones marked, and why
+			// pinning hides some.
+			warnPins(a.stderr, h)
 			tools := h.AllTools()
 			if asJSON {
 				if tools == nil {
@@ -264,7 +266,7 @@ names fit its limits; every lossy conversion is a warning on standard error.
 	cmd.Flags().BoolVar(&nonStrict, "no-strict", false, "with --format openai or openai-responses: send the schemas as written (strict: false) instead of rewriting them for strict mode")
 	cmd.Flags().StringVar(&serverID, "server", "", "only the tools of this server (an id from \"mcphost mcp list\")")
 	server.register(cmd.Flags())
-	cmd.AddCommand(a.toolsShowCommand())
+	cmd.AddCommand(a.toolsShowCommand(), a.toolsDiffCommand(), a.toolsApproveCommand(), a.toolsPinsCommand())
 	return cmd
 }
 

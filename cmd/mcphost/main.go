@@ -91,6 +91,7 @@ type app struct {
 	// current directory, the process environment, no extra host options.
 	globalDir string
 	stateDir  string // locks of edits, backups ("": the user's state directory)
+	pinStore  string // tools diff/approve/pins --pin-store ("": pins.json in stateDir)
 	// managedDir is the administrator's managed layer ("": the system
 	// directory, config.SystemManagedDir). Only tests set it: no flag or
 	// variable lets a user step out of the managed layer.

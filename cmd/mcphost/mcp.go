@@ -297,7 +297,7 @@ server's stderr that say why. Exit status 0 when it connected, 1 when it did not
 			}
 			fmt.Fprintf(a.stdout, "testing %s (%s %s)\n", sc.ID, sc.Transport, oneLine(target(sc, a.showSecrets), 60))
 			start := time.Now()
-			h, err := a.startHostWith(cmd.Context(), &config.Config{Servers: []*config.Server{sc}, Names: cfg.Names})
+			h, err := a.startHostWith(cmd.Context(), &config.Config{Servers: []*config.Server{sc}, Names: cfg.Names, Pinning: cfg.Pinning})
 			if err != nil {
 				return err
 			}

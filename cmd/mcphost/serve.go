@@ -26,6 +26,7 @@ import (
 )
 
 type serveFlags struct {
+	pinStore       string
 	http           string
 	stateless      bool
 	replicaID      string
@@ -123,6 +124,7 @@ go to the client whose call is waiting on that backend.`,
 	fl.IntVar(&f.maxPerCaller, "max-sessions-per-caller", gateway.DefaultMaxSessionsPerCaller, "open HTTP sessions per caller (token identity, else address); over it the caller's least recently used idle one is closed")
 	fl.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "open HTTP sessions in all; over it the least recently used idle one is closed")
 	fl.BoolVar(&f.forwardLogs, "forward-logs", false, "send the backends' log messages that come while no call waits on their backend to every client (a line during a call goes to that call's client either way)")
+	fl.StringVar(&f.pinStore, "pin-store", "", "keep the gateway's tool pins in FILE (default: gateway-pins.json in the user's state directory); \"mcphost tools approve --pin-store FILE\" approves in it")
 	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this endpoint (host:port or URL): a span per call and per pipeline stage")
 	return cmd
 }
@@ -219,11 +221,25 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	}
 	relay := gateway.NewRelay(relayOpts...)
 	sink, events := gateway.EventSink()
-	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0))
+	pins, err := a.gatewayPinStore(f.pinStore)
+	if err != nil {
+		return err
+	}
+	opts := append(relay.HostOptions(), host.WithEvents(sink), host.WithConnectAttempts(0), host.WithPinStore(pins))
 	var metrics *gateway.Metrics
+	var audit *gateway.AuditLog
+	if f.auditLog != "" {
+		audit = &gateway.AuditLog{Path: f.auditLog, Arguments: f.auditArgs}
+		defer audit.Close()
+	}
+	// Stage decisions are counted; a tool pin that changed is also a line
+	// of the audit log.
+	opts = append(opts, host.WithAudit(func(ev host.AuditEvent) {
+		metrics.ObserveStage(ev)
+		audit.ObservePin(ev)
+	}))
 	if f.metrics != "" {
 		metrics = gateway.NewMetrics()
-		opts = append(opts, host.WithAudit(metrics.ObserveStage))
 		mln, err := net.Listen("tcp", f.metrics)
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("serve: --metrics: %w", err)}
@@ -245,11 +261,6 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 			defer cancel()
 			shutdown(sctx)
 		}()
-	}
-	var audit *gateway.AuditLog
-	if f.auditLog != "" {
-		audit = &gateway.AuditLog{Path: f.auditLog, Arguments: f.auditArgs}
-		defer audit.Close()
 	}
 	h, err := a.startHostWith(ctx, cfg, opts...)
 	if err != nil {

@@ -40,7 +40,7 @@ func (e *testEnv) serve(stdin io.Reader, stdout io.Writer, args ...string) *serv
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &serving{cancel: cancel, done: make(chan int, 1), stderr: &testenv.Buffer{}}
 	a := newApp(stdin, stdout, s.stderr)
-	a.globalDir, a.workDir, a.environ = e.global, e.work, e.environ
+	a.globalDir, a.stateDir, a.workDir, a.environ = e.global, e.state, e.work, e.environ
 	a.managedDir = e.managed
 	a.resultsDirOverride = e.results()
 	a.hostOptions = e.hostOpts

@@ -53,6 +53,9 @@ type Config struct {
 	Policy Policy
 	// Results configures the built-in result truncation.
 	Results Results
+	// Pinning says what happens to tools that changed since they were
+	// approved, or that are new.
+	Pinning Pinning
 	// Plugins are the WebAssembly plugins in chain order: the global file's,
 	// then the project file's, then the --config file's. Invalid and
 	// untrusted entries are included (see Plugin.Err, Plugin.Untrusted).

@@ -51,6 +51,7 @@ type layer struct {
 	names     map[string]any
 	policy    map[string]any
 	results   map[string]any
+	pinning   map[string]any
 	trusted   []trustRecord  // global file only
 	managed   map[string]any // the managed: section, managed files only
 }
@@ -362,7 +363,7 @@ func parseLayer(kind layerKind, path string, data []byte, untrusted bool) (*laye
 }
 
 // Top-level keys of native files.
-var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "plugins", "trusted_projects", "managed"}
+var topKeys = []string{"servers", "mcpServers", "names", "policy", "results", "pinning", "plugins", "trusted_projects", "managed"}
 
 // buildLayer checks the top level of a parsed map and normalises its server
 // entries. Errors returned make Load fail; errors in one entry stay with it.
@@ -385,16 +386,19 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 				continue
 			}
 			l.names = nm
-		case "policy", "results":
+		case "policy", "results", "pinning":
 			sm, ok := m[k].(map[string]any)
 			if m[k] != nil && !ok {
 				errs = append(errs, fmt.Errorf("config: %s: %s: must be a map", source, k))
 				continue
 			}
-			if k == "policy" {
+			switch k {
+			case "policy":
 				l.policy = sm
-			} else {
+			case "results":
 				l.results = sm
+			default:
+				l.pinning = sm
 			}
 		case "plugins":
 			errs = append(errs, l.addPlugins(m[k])...)
@@ -424,7 +428,7 @@ func buildLayer(kind layerKind, source, dir string, m map[string]any, untrusted 
 				errs = append(errs, fmt.Errorf("config: %s: %s belongs under managed: (managed: {%s: ...})", source, k, k))
 				continue
 			}
-			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, plugins, trusted_projects; managed in the managed file)", source, k, suggest(k, topKeys)))
+			errs = append(errs, fmt.Errorf("config: %s: unknown top-level key %q%s (known keys: servers, mcpServers, names, policy, results, pinning, plugins, trusted_projects; managed in the managed file)", source, k, suggest(k, topKeys)))
 		}
 	}
 	errs = append(errs, l.addServers(m, "servers", "mcpServers")...)
@@ -506,9 +510,19 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		if err := applyResults(&cfg.Results, l, h, r.warn); err != nil {
 			errs = append(errs, err)
 		}
+		if err := applyPinning(&cfg.Pinning, l, h, r.warn); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if r.managedDir != "" {
+		// Present even without a managed file: an administrator may ship
+		// only pins.
+		if p := filepath.Join(r.managedDir, ManagedPinsFile); fileExists(p) {
+			cfg.Pinning.ManagedFiles = append(cfg.Pinning.ManagedFiles, p)
+		}
 	}
 	merged := mergeServers(layers, r.warn)
 	cfg.Servers = make([]*Server, 0, len(merged))

@@ -429,3 +429,10 @@ func (m *Managed) Locked(key string) (string, bool) {
 	}
 	return "", false
 }
+
+// fileExists: path names something (a file that cannot be read is still
+// there: the host fails closed on it, rather than ignore it).
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}

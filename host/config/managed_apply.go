@@ -44,7 +44,7 @@ func holdLayers(m *Managed, layers []*layer, warn func(string, ...any)) {
 		for _, sec := range []struct {
 			name string
 			m    map[string]any
-		}{{"names", l.names}, {"policy", l.policy}, {"results", l.results}} {
+		}{{"names", l.names}, {"policy", l.policy}, {"results", l.results}, {"pinning", l.pinning}} {
 			for _, k := range sortedKeys(sec.m) {
 				if _, locked := m.Locked(sec.name + "." + k); locked {
 					delete(sec.m, k)

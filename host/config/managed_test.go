@@ -416,3 +416,26 @@ func TestManagedServerKeepsItsSource(t *testing.T) {
 		t.Errorf("corp: source %q command %q", s.Source, s.Command)
 	}
 }
+
+// The managed layer's pinning is a floor; locked, it is fixed; its pins
+// file is the host's managed pins.
+func TestManagedPinning(t *testing.T) {
+	e := newManagedEnv(t, "pinning: {changed: confirm, new: confirm}\nmanaged: {lock_settings: [pinning.new]}\n")
+	writeFile(t, e.managed, "pins.json", "{}")
+	e.writeGlobal("config.yaml", "pinning: {changed: warn, new: allow}\n")
+	cfg := e.load()
+	if cfg.Pinning.ChangedAction() != PinConfirm || cfg.Pinning.NewAction() != PinConfirm {
+		t.Errorf("pinning = %+v; the user's file weakened the managed layer", cfg.Pinning)
+	}
+	if !hasWarning(cfg, "pinning.changed: warn is ignored: the administrator's managed configuration sets it") ||
+		!hasWarning(cfg, "pinning.new is ignored: the administrator locked it") {
+		t.Errorf("warnings:\n%s", strings.Join(cfg.Warnings, "\n"))
+	}
+	if !slices.Equal(cfg.Pinning.ManagedFiles, []string{filepath.Join(e.managed, "pins.json")}) {
+		t.Errorf("ManagedFiles = %v", cfg.Pinning.ManagedFiles)
+	}
+	e.writeGlobal("config.yaml", "pinning: {changed: hide}\n")
+	if got := e.load().Pinning.ChangedAction(); got != PinHide {
+		t.Errorf("changed = %s: a stricter user setting must apply", got)
+	}
+}

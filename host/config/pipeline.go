@@ -196,10 +196,12 @@ type held struct {
 	policyFile  string
 	results     map[string]bool
 	resultsFile string
+	pinning     map[string]bool
+	pinningFile string
 }
 
 func heldBy(layers []*layer) held {
-	h := held{results: map[string]bool{}}
+	h := held{results: map[string]bool{}, pinning: map[string]bool{}}
 	for _, l := range layers {
 		if l.kind != kindManaged {
 			continue
@@ -211,6 +213,9 @@ func heldBy(layers []*layer) held {
 		}
 		for k := range l.results {
 			h.results[k], h.resultsFile = true, l.source
+		}
+		for k := range l.pinning {
+			h.pinning[k], h.pinningFile = true, l.source
 		}
 	}
 	return h

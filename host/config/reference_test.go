@@ -55,7 +55,7 @@ func TestReferenceExamples(t *testing.T) {
 				}
 			}
 			// The JSON and TOML examples are the YAML one in another
-			// format: they load to the same servers and names.
+			// format: they load to the same servers, names and pinning.
 			if name == "config.json" || name == "config.toml" {
 				y := newEnv(t)
 				y.environ = e.environ
@@ -68,10 +68,12 @@ func TestReferenceExamples(t *testing.T) {
 	}
 }
 
-// summary is what a configuration example says: its servers and names.
+// summary is what a configuration example says: its servers, names and
+// pinning.
 func summary(cfg *Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "names %+v\n", cfg.Names)
+	fmt.Fprintf(&b, "pinning %+v\n", cfg.Pinning)
 	for _, s := range cfg.Servers {
 		fmt.Fprintf(&b, "%s %s %q %q %q enabled=%v\n", s.ID, s.Transport, s.Command, s.Args, s.URL, s.Enabled)
 	}

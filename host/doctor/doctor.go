@@ -45,6 +45,8 @@ const (
 	KindAuth    = "auth"
 )
 
+// (KindPins, the pin store and the managed pin files, is in pins.go.)
+
 // DefaultTimeout bounds the loading of the plugins and the start of the
 // servers unless Options.Timeout says otherwise. Servers are checked at the
 // same time, each within its own startup_timeout (30 s by default), so this
@@ -114,6 +116,10 @@ type Options struct {
 	// servers (all at once, each also within its startup_timeout); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// PinStore is the tool pin store to check (the CLI's pins.json); "":
+	// not checked. It is only read: the servers are checked against a
+	// copy.
+	PinStore string
 }
 
 // Run makes every check and returns the report. It fails only in the
@@ -166,9 +172,19 @@ func Run(ctx context.Context, opts Options) *Report {
 	if opts.TokenStore != nil {
 		store, storeErr = opts.TokenStore()
 	}
-	statuses, denied, startErr := startServers(ctx, cfg, pl, store, opts)
+	var pins pinReport
+	pinOpt, cleanup := pins.checkPins(cfg, opts)
+	defer cleanup()
+	if pinOpt != nil {
+		opts.HostOptions = append(opts.HostOptions, pinOpt)
+	}
+	statuses, denied, changes, startErr := startServers(ctx, cfg, pl, store, opts)
 	r.checkServers(cfg, statuses, denied, startErr, opts.Timeout)
 	r.checkAuth(cfg, statuses, store, storeErr, time.Now())
+	if pinOpt != nil {
+		pins.checkPinChanges(opts.PinStore, changes)
+	}
+	r.Checks = append(r.Checks, pins.checks...)
 	return r.finish()
 }
 
@@ -208,7 +224,7 @@ func closeWithin(close func(context.Context) error) {
 // with one attempt within its startup_timeout, and returns their status by
 // id, and how many of each one's tools the policy always denies. startErr
 // is set when ctx ended first.
-func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (statuses map[string]host.ServerStatus, denied map[string]int, startErr error) {
+func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, store authn.Store, opts Options) (statuses map[string]host.ServerStatus, denied map[string]int, changes []host.PinChange, startErr error) {
 	hopts := []host.Option{
 		// A check reports a server that does not start; it does not
 		// restart it.
@@ -222,7 +238,7 @@ func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, stor
 	hopts = append(hopts, opts.HostOptions...)
 	h, err := host.New(cfg, hopts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer closeWithin(h.Close)
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -241,7 +257,8 @@ func startServers(ctx context.Context, cfg *config.Config, pl *chain.Chain, stor
 	if startErr != nil && ctx.Err() != nil {
 		startErr = errDeadline
 	}
-	return statuses, denied, startErr
+	changes, _ = h.PinChanges("")
+	return statuses, denied, changes, startErr
 }
 
 // errDeadline: Run's Timeout ended while servers were still connecting.

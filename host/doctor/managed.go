@@ -140,8 +140,8 @@ func blockedSummary(rep *ManagedReport) string {
 
 // checkTamper warns about every managed path that can be changed by
 // someone other than root: the directory and managed.d (a file could be
-// put in or taken out), the files, and the files of the managed plugins
-// (the policy itself). The configuration is used all the same: refusing to
+// put in or taken out), the files, the pins it ships, and the files of the
+// managed plugins (the policy itself). The configuration is used all the same: refusing to
 // run would not stop whoever can edit it.
 func (r *Report) checkTamper(cfg *config.Config, rep *ManagedReport) {
 	m := cfg.Managed
@@ -150,6 +150,7 @@ func (r *Report) checkTamper(cfg *config.Config, rep *ManagedReport) {
 		paths = append(paths, filepath.Join(m.Dir, "managed.d"))
 	}
 	paths = append(paths, m.Files...)
+	paths = append(paths, cfg.Pinning.ManagedFiles...) // the approved tools
 	for _, p := range cfg.Plugins {
 		if p.Path != "" && contains(m.Files, p.Source) {
 			paths = append(paths, p.Path)

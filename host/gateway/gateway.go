@@ -234,15 +234,15 @@ func (g *Gateway) syncTools() {
 	g.tools = seen
 }
 
-// deniedCalls takes a call of a tool the policy always denies, which
-// tools/list leaves out, to the pipeline all the same: the policy refuses
-// it with its reason, and the refusal is audited, counted and traced as any
-// other. go-sdk would answer "unknown tool", and the operator would never
+// deniedCalls takes a call of a tool the policy always denies, or that
+// tool pinning hides, which tools/list leaves out, to the pipeline all the
+// same: it is refused with its reason, and the refusal is audited, counted
+// and traced as any other. go-sdk would answer "unknown tool", and the operator would never
 // see a client probing for denied tools.
 func (g *Gateway) deniedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
-			if t, found := g.h.Resolve(r.Params.Name); found && t.Denied != "" && t.Name == r.Params.Name {
+			if t, found := g.h.Resolve(r.Params.Name); found && (t.Denied != "" || t.Hidden != "") && t.Name == r.Params.Name {
 				return g.callTool(t.Name)(ctx, r)
 			}
 		}

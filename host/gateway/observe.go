@@ -143,6 +143,16 @@ type AuditLog struct {
 	size int64
 }
 
+// ObservePin writes a line for a tool whose pin state became new or
+// changed (a host.WithAudit callback; other decisions are the calls'
+// lines). Its Decision is "pin", its Outcome the state.
+func (l *AuditLog) ObservePin(ev host.AuditEvent) {
+	if l == nil || ev.Stage != "pinning" || ev.Hook != "tools/list" {
+		return
+	}
+	_ = l.Write(AuditRecord{Time: time.Now(), Server: ev.Server, Tool: ev.Tool, Decision: "pin", Outcome: ev.Outcome, Error: ev.Reason})
+}
+
 // Write appends one record.
 func (l *AuditLog) Write(r AuditRecord) error {
 	if l == nil {

@@ -174,6 +174,11 @@ type PolicyRequest struct {
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 	Meta        map[string]any   `json:"meta,omitempty"`
 	Caller      *Caller          `json:"caller,omitempty"`
+	// Pin is the tool's pin state when the host pins tools: "pinned" (as
+	// approved), "new" (the server did not have it when its tools were
+	// approved) or "changed" (it differs from what was approved); absent
+	// without pinning. Added in ABI 1.x: older hosts never send it.
+	Pin string `json:"pin,omitempty"`
 }
 
 // Decision is a policy outcome.
@@ -202,6 +207,9 @@ type ToolInfo struct {
 	Description string           `json:"description,omitempty"`
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 	InputSchema json.RawMessage  `json:"input_schema,omitempty"`
+	// Pin is the tool's pin state, as PolicyRequest.Pin; absent without
+	// pinning.
+	Pin string `json:"pin,omitempty"`
 }
 
 // FilterToolsRequest is the input of the filter_tools hook: one server's

@@ -23,6 +23,7 @@ func SampleRequest(hook Hook) any {
 			Annotations: sampleAnnotations(),
 			Meta:        map[string]any{"progressToken": "call-1"},
 			Caller:      sampleCaller(),
+			Pin:         "pinned",
 		}
 	case HookFilterTools:
 		return &FilterToolsRequest{
@@ -33,6 +34,7 @@ func SampleRequest(hook Hook) any {
 				Description: "Reads a text file.",
 				Annotations: sampleAnnotations(),
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"head":{"type":"number"}},"required":["path"]}`),
+				Pin:         "pinned",
 			}},
 		}
 	case HookMapNames:

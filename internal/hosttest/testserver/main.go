@@ -60,6 +60,10 @@
 // progress notifications if the call has a progress token, else logging
 // messages at level info, which go-sdk sends only once the client has set a
 // log level).
+//
+// The environment variable MCPHOST_TESTSERVER_ECHO_DESCRIPTION, when set,
+// is echo's description: a server whose tool changes between two starts
+// with the same command line (tool pinning's tests).
 package main
 
 import (
@@ -305,7 +309,11 @@ func text(s string) *mcp.CallToolResult {
 func newServer() *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1.0.0"}, nil)
 
-	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Returns its text argument."},
+	echoDescription := "Returns its text argument."
+	if d := os.Getenv("MCPHOST_TESTSERVER_ECHO_DESCRIPTION"); d != "" {
+		echoDescription = d
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: echoDescription},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
 		})

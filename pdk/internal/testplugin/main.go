@@ -49,7 +49,7 @@ func decide(req *abi.PolicyRequest) (*abi.PolicyDecision, error) {
 	s, sok := pdk.Secret("s")
 	_, nok := pdk.Secret("not-granted")
 	return &abi.PolicyDecision{Decision: abi.Allow, Reason: req.Server + ":" + req.Tool, Arguments: map[string]any{
-		"k": k, "k_ok": kok, "empty_ok": eok, "s": s, "s_ok": sok, "not_granted_ok": nok, "echo": req.Arguments,
+		"k": k, "k_ok": kok, "empty_ok": eok, "s": s, "s_ok": sok, "not_granted_ok": nok, "echo": req.Arguments, "pin": req.Pin,
 	}}, nil
 }
 

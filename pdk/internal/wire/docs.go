@@ -31,6 +31,8 @@ func DecodePolicyRequest(b []byte) (*abi.PolicyRequest, error) {
 				return d.anyMap(&r.Meta)
 			case "caller":
 				return d.caller(&r.Caller)
+			case "pin":
+				return d.str(&r.Pin)
 			}
 			return d.skip()
 		})
@@ -142,6 +144,8 @@ func (d *decoder) toolInfo(t *abi.ToolInfo) error {
 			raw, err := d.raw()
 			t.InputSchema = raw
 			return err
+		case "pin":
+			return d.str(&t.Pin)
 		}
 		return d.skip()
 	})

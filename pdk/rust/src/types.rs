@@ -190,6 +190,11 @@ pub struct PolicyRequest {
     pub meta: Object,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<Caller>,
+    /// The tool's pin state when the host pins tools: `"pinned"`, `"new"`
+    /// or `"changed"` (ABI.md §4.1); empty when the host does not pin
+    /// tools, or is older than the field.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pin: String,
 }
 
 impl PolicyRequest {
@@ -268,6 +273,9 @@ pub struct ToolInfo {
     pub annotations: Option<ToolAnnotations>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<Value>,
+    /// The tool's pin state, as [`PolicyRequest::pin`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pin: String,
 }
 
 impl ToolInfo {

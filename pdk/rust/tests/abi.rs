@@ -19,9 +19,10 @@ fn policy_request_wire() {
     let r: PolicyRequest = round_trip(
         r#"{"server":"fs","tool":"delete_file","name":"fs_delete_file","arguments":{"path":"/x"},
             "annotations":{"title":"Delete","destructiveHint":true,"openWorldHint":false},
-            "meta":{"progressToken":1},"caller":{"kind":"gateway","id":"alice","session":"s1"}}"#,
+            "meta":{"progressToken":1},"caller":{"kind":"gateway","id":"alice","session":"s1"},"pin":"changed"}"#,
     );
     assert_eq!(r.arguments["path"], "/x");
+    assert_eq!(r.pin, "changed");
     assert!(r.destructive());
     assert!(!r.open_world());
     assert_eq!(r.caller.unwrap().id, "alice");
@@ -30,7 +31,7 @@ fn policy_request_wire() {
     let r: PolicyRequest =
         serde_json::from_str(r#"{"server":"s","tool":"t","name":"n","arguments":null}"#).unwrap();
     assert!(r.arguments.is_empty());
-    assert!(r.annotations.is_none() && r.caller.is_none() && r.meta.is_empty());
+    assert!(r.annotations.is_none() && r.caller.is_none() && r.meta.is_empty() && r.pin.is_empty());
     assert!(
         r.destructive(),
         "no annotations: destructive by MCP default"
