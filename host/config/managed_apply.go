@@ -249,11 +249,7 @@ func (m *Managed) pluginBlockReason(p *Plugin) string {
 // the words a Load would put in the server's Blocked, so that "mcp add"
 // says at once what "servers" would say later.
 func managedRefusal(r *resolved, scope Scope, entry ServerEntry) (string, error) {
-	layers, errs := managedLayers(r.managedDir)
-	if len(errs) > 0 {
-		return "", joinErrors(errs)
-	}
-	m, err := buildManaged(r.managedDir, layers)
+	m, err := readManaged(r)
 	if err != nil || m == nil {
 		return "", err
 	}
@@ -280,11 +276,7 @@ func managedRefusal(r *resolved, scope Scope, entry ServerEntry) (string, error)
 // managedPluginRefusal is why the managed layer refuses a plugin entry
 // that "plugin add" would write, in the words Load would use.
 func managedPluginRefusal(r *resolved, entry PluginEntry) (string, error) {
-	layers, errs := managedLayers(r.managedDir)
-	if len(errs) > 0 {
-		return "", joinErrors(errs)
-	}
-	m, err := buildManaged(r.managedDir, layers)
+	m, err := readManaged(r)
 	if err != nil || m == nil {
 		return "", err
 	}
@@ -304,4 +296,14 @@ func BlockedEntry(opts LoadOptions, scope Scope, entry ServerEntry) (string, err
 		return "", err
 	}
 	return managedRefusal(r, scope, entry)
+}
+
+// readManaged reads the managed layer's rules alone (nil: there is none),
+// for a write to check before it writes.
+func readManaged(r *resolved) (*Managed, error) {
+	layers, errs := managedLayers(r.managedDir)
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return buildManaged(r.managedDir, layers)
 }
