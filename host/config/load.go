@@ -532,7 +532,7 @@ func build(r *resolved, layers []*layer, files []string, only func(id string) bo
 		}
 		s := decodeServer(ms, layers, lookups{r.lookup, r.lookupSecret}, r.workDir, false)
 		s.TrustChanged = s.Untrusted && r.trustChanged && filepath.Clean(s.ProjectDir) == filepath.Clean(r.workDir)
-		s.Blocked = m.blockReason(s, layers[definedBy(ms)].fromProject())
+		s.Blocked = m.blockReason(s, layers[definedBy(ms)].fromProject(), r.matchEnv())
 		cfg.Servers = append(cfg.Servers, s)
 	}
 	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].ID < cfg.Servers[j].ID })

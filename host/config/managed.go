@@ -97,17 +97,22 @@ type Managed struct {
 type ServerRule struct {
 	// ID is a glob of the server id.
 	ID string `json:"id,omitempty"`
-	// Command is a glob of the command, matched against the command as
-	// configured and, when the glob has no path separator, its base name
-	// too ("npx" matches "/usr/bin/npx").
+	// Command is a glob of the command that would run. In an allow rule,
+	// a bare name ("npx") matches only a server that runs that name from
+	// the PATH (not a file of that name elsewhere, not with a PATH of its
+	// own), a path glob the file once links are followed; in a deny rule,
+	// any spelling of it (base name, relative, cleaned, linked).
 	Command string `json:"command,omitempty"`
 	// Args, when set, are globs matched against the arguments one by one;
 	// the lists must be of the same length, except that a last glob "**"
 	// matches any remaining arguments (none included).
 	Args []string `json:"args,omitempty"`
-	// URL is a glob of the server's URL as scheme://host[:port]/path: no
-	// user name or password, no query, no fragment, scheme and host in
-	// lower case.
+	// URL is scheme://host/path with a glob in each part, matched part by
+	// part (a host glob never reaches into the path) against the server's
+	// URL: scheme and host in lower case, no trailing dot, no user name,
+	// password, query or fragment, the port only when not the default
+	// (and matched only when the rule's host names one), the path decoded
+	// and cleaned. No path matches any path.
 	URL string `json:"url,omitempty"`
 	// Registry is the name of the server in an MCP registry. No server
 	// carries a registry name yet, so a rule with it matches none.
@@ -345,6 +350,10 @@ func (m *Managed) rules(source, list string, v any, fail func(field, format stri
 				r.Command = str(k)
 			case "url":
 				r.URL = str(k)
+				if _, ok := splitURLGlob(r.URL); r.URL != "" && !ok {
+					fail(field+".url", "%q is not scheme://host/path (globs allowed in each part: \"https://*.corp.example/*\", \"*://mcp.corp.example/*\")", r.URL)
+					good = false
+				}
 			case "registry":
 				r.Registry = str(k)
 			case "args":

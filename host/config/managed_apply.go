@@ -1,11 +1,7 @@
 package config
 
 import (
-	"net/url"
-	"path/filepath"
 	"strings"
-
-	"github.com/mcphost/mcphost/pdk/glob"
 )
 
 // How the managed layer holds the other layers to it.
@@ -129,7 +125,7 @@ func restrictManagedEntry(l *layer, id string, e *layerEntry, m *Managed, deny m
 // blockReason is why the managed layer blocks server s, "" if it does not.
 // fromProject says the entry that says what s runs came from a project
 // file. The managed layer's own servers are never blocked.
-func (m *Managed) blockReason(s *Server, fromProject bool) string {
+func (m *Managed) blockReason(s *Server, fromProject bool, env matchEnv) string {
 	if m == nil || contains(m.Servers, s.ID) {
 		return ""
 	}
@@ -140,7 +136,7 @@ func (m *Managed) blockReason(s *Server, fromProject bool) string {
 		return "blocked: allow_user_servers is false in " + m.AllowUserFrom + " (only the administrator's servers run; ask your administrator)"
 	}
 	for _, r := range m.DeniedServers {
-		if r.matches(s) {
+		if r.matches(s, env) {
 			return "blocked by " + r.Where() + " (ask your administrator)"
 		}
 	}
@@ -148,7 +144,7 @@ func (m *Managed) blockReason(s *Server, fromProject bool) string {
 		return ""
 	}
 	for _, r := range m.AllowedServers {
-		if r.matches(s) {
+		if r.matches(s, env) {
 			return ""
 		}
 	}
@@ -166,66 +162,6 @@ func (m *Managed) allowedFiles() string {
 		return m.lockedBy()
 	}
 	return strings.Join(files, ", ")
-}
-
-// matches: every field the rule sets matches s.
-func (r ServerRule) matches(s *Server) bool {
-	if r.Registry != "" {
-		return false // no server carries a registry name yet
-	}
-	if r.ID != "" && !glob.Match(r.ID, s.ID) {
-		return false
-	}
-	if r.Command != "" {
-		if s.Command == "" {
-			return false
-		}
-		ok := glob.Match(r.Command, s.Command)
-		if !ok && !strings.ContainsAny(r.Command, `/\`) {
-			ok = glob.Match(r.Command, filepath.Base(s.Command))
-		}
-		if !ok {
-			return false
-		}
-	}
-	if r.Args != nil && !matchArgs(r.Args, s.Args) {
-		return false
-	}
-	if r.URL != "" {
-		u := ruleURL(s.URL)
-		if u == "" || !glob.Match(r.URL, u) {
-			return false
-		}
-	}
-	return true
-}
-
-func matchArgs(globs, args []string) bool {
-	for i, g := range globs {
-		if g == "**" && i == len(globs)-1 {
-			return true
-		}
-		if i >= len(args) || !glob.Match(g, args[i]) {
-			return false
-		}
-	}
-	return len(args) == len(globs)
-}
-
-// ruleURL is the form URL rules match: scheme://host[:port]/path.
-func ruleURL(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + path
 }
 
 // pluginBlockReason is why the managed layer keeps plugin p out of the
@@ -270,7 +206,7 @@ func managedRefusal(r *resolved, scope Scope, entry ServerEntry) (string, error)
 		return "${" + name + "}", true
 	}
 	s := decodeServer(ms, []*layer{l}, lookups{env: lookup, secret: func(string) (string, error) { return "value", nil }}, r.workDir, true)
-	return m.blockReason(s, scope == ScopeProject), nil
+	return m.blockReason(s, scope == ScopeProject, r.matchEnv()), nil
 }
 
 // managedPluginRefusal is why the managed layer refuses a plugin entry

@@ -79,7 +79,7 @@ managed:
 	e.writeGlobal("config.yaml", `
 servers:
   corp-wiki: {command: /opt/wiki}
-  everything: {command: /usr/bin/npx, args: ["-y", "@modelcontextprotocol/server-everything"]}
+  everything: {command: npx, args: ["-y", "@modelcontextprotocol/server-everything"]}
   files: {command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}
   remote: {url: "https://tools.corp.example/mcp?token=x"}
   plain: {url: "http://tools.corp.example/mcp"}
@@ -437,5 +437,61 @@ func TestManagedPinning(t *testing.T) {
 	e.writeGlobal("config.yaml", "pinning: {changed: hide}\n")
 	if got := e.load().Pinning.ChangedAction(); got != PinHide {
 		t.Errorf("changed = %s: a stricter user setting must apply", got)
+	}
+}
+
+// The review's bypasses: another file of a command's name, a PATH of the
+// server's own, a path spelled otherwise or linked, a host glob reaching
+// into the path, a URL spelled otherwise.
+func TestManagedRulesMatchWhatRuns(t *testing.T) {
+	bin := t.TempDir()
+	real := filepath.Join(bin, "testserver")
+	writeFile(t, bin, "testserver", "#!/bin/sh\n")
+	if err := os.Chmod(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(bin, "ts-link")); err != nil {
+		t.Fatal(err)
+	}
+	e := newManagedEnv(t, `
+managed:
+  allowed_servers:
+    - {command: npx}
+    - {url: "https://*.corp.example/*"}
+    - {command: "`+filepath.Join(bin, "ok-*")+`"}
+  denied_servers:
+    - {command: "`+real+`"}
+    - {url: "https://evil.corp.example/*"}
+    - {url: "https://tools.corp.example/admin/*"}
+`)
+	writeFile(t, e.work, "npx", "#!/bin/sh\n")
+	e.writeGlobal("config.yaml", `
+servers:
+  rel-npx: {command: ./npx}
+  own-path: {command: npx, env: {PATH: "`+e.work+`"}}
+  dotted: {command: "`+bin+`/./testserver"}
+  linked: {command: "`+filepath.Join(bin, "ts-link")+`"}
+  up: {command: "../testserver", cwd: "`+filepath.Join(bin, "sub")+`"}
+  cross: {url: "https://attacker.example/.corp.example/mcp"}
+  port: {url: "https://evil.corp.example:0443/mcp"}
+  dot: {url: "https://evil.corp.example./mcp"}
+  pct: {url: "https://tools.corp.example/%61dmin/x"}
+  dbl: {url: "https://tools.corp.example//admin/x"}
+  dots: {url: "https://tools.corp.example/x/../admin/x"}
+  fine: {url: "https://tools.corp.example:8443/mcp"}
+`)
+	cfg := e.load()
+	for _, id := range []string{"rel-npx", "own-path", "dotted", "linked", "up", "cross", "port", "dot", "pct", "dbl", "dots"} {
+		if serverOf(t, cfg, id).Blocked == "" {
+			t.Errorf("%s is not blocked", id)
+		}
+	}
+	if b := serverOf(t, cfg, "fine").Blocked; b != "" {
+		t.Errorf("fine: %s", b)
+	}
+	for _, id := range []string{"dotted", "linked", "up"} {
+		if b := serverOf(t, cfg, id).Blocked; !strings.Contains(b, "denied_servers[0]") {
+			t.Errorf("%s: %q, want the deny rule", id, b)
+		}
 	}
 }
