@@ -133,7 +133,9 @@ func readLayers(r *resolved, all bool) ([]*layer, []string, error) {
 	errs = append(errs, perrs...)
 	add(readLocal(r))
 
-	if r.configFile != "" {
+	if r.configFile != "" && r.managedDir != "" && within(r.managedDir, r.configFile) {
+		errs = append(errs, fmt.Errorf("config: --config %s: this is the administrator's managed configuration, which mcphost reads already; give --config a file of your own", r.configFile))
+	} else if r.configFile != "" {
 		data, err := readConfigFile(r.configFile)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("config: --config: %w", unwrapPathError(err, r.configFile)))

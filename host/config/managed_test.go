@@ -495,3 +495,28 @@ servers:
 		}
 	}
 }
+
+func TestConfigFlagNamingManagedFile(t *testing.T) {
+	e := newManagedEnv(t, "managed: {plugins: pinned}\n")
+	o := e.opts()
+	o.ConfigFile = filepath.Join(e.managed, "managed.yaml")
+	_, err := Load(o)
+	if err == nil || !strings.Contains(err.Error(), "is the administrator's managed configuration, which mcphost reads already") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A layer may come back down to the managed floor after a stricter one.
+func TestManagedPinningFloorNotCurrent(t *testing.T) {
+	e := newManagedEnv(t, "pinning: {new: confirm}\n")
+	e.writeGlobal("config.yaml", "pinning: {new: hide}\n")
+	o := e.opts()
+	o.ConfigFile = writeFile(t, t.TempDir(), "c.yaml", "pinning: {new: confirm}\n")
+	cfg, err := Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Pinning.NewAction(); got != PinConfirm {
+		t.Errorf("new = %s, want --config's confirm (the managed floor)", got)
+	}
+}

@@ -91,7 +91,7 @@ func applyPinning(p *Pinning, l *layer, h held, warn func(string, ...any)) error
 			warn("config: %s: pinning.%s: %s is ignored: a project file can make pinning stricter, not weaker (set it in your user or local file)", l.source, k, s)
 			continue
 		}
-		if l.kind != kindManaged && h.pinning[k] && weaker {
+		if floor, held := h.pinning[k]; held && l.kind != kindManaged && slices.Index(actions, s) < slices.Index(actions, floor) {
 			warn("config: %s: pinning.%s: %s is ignored: the administrator's managed configuration sets it (%s); other files can make it stricter, not weaker", l.source, k, s, h.pinningFile)
 			continue
 		}

@@ -196,12 +196,12 @@ type held struct {
 	policyFile  string
 	results     map[string]bool
 	resultsFile string
-	pinning     map[string]bool
+	pinning     map[string]string // the managed value of each key it sets
 	pinningFile string
 }
 
 func heldBy(layers []*layer) held {
-	h := held{results: map[string]bool{}, pinning: map[string]bool{}}
+	h := held{results: map[string]bool{}, pinning: map[string]string{}}
 	for _, l := range layers {
 		if l.kind != kindManaged {
 			continue
@@ -214,8 +214,9 @@ func heldBy(layers []*layer) held {
 		for k := range l.results {
 			h.results[k], h.resultsFile = true, l.source
 		}
-		for k := range l.pinning {
-			h.pinning[k], h.pinningFile = true, l.source
+		for k, v := range l.pinning {
+			s, _ := v.(string)
+			h.pinning[k], h.pinningFile = s, l.source
 		}
 	}
 	return h

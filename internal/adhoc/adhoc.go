@@ -83,6 +83,9 @@ func Config(opts config.LoadOptions, base *config.Config, spec Spec) (*config.Co
 		cfg.Servers = []*config.Server{s}
 		return cfg, nil
 	}
+	if key, locked := cfg.Managed.Locked("servers." + id); locked {
+		return nil, fmt.Errorf("ad-hoc server: the administrator locked %s (lock_settings in %s): no server can be added from the command line", key, strings.Join(cfg.Managed.Files, ", "))
+	}
 	return nil, fmt.Errorf("ad-hoc server: the configuration lost server %q (a bug)", id)
 }
 

@@ -132,3 +132,22 @@ func TestIsSet(t *testing.T) {
 		}
 	}
 }
+
+// An administrator who locks the servers gets a message that says so, not
+// an internal error.
+func TestLockedServers(t *testing.T) {
+	t.Parallel()
+	managed := t.TempDir()
+	if err := os.WriteFile(filepath.Join(managed, "managed.yaml"), []byte("managed: {lock_settings: [servers]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := config.LoadOptions{GlobalDir: t.TempDir(), WorkDir: t.TempDir(), ManagedDir: managed, Environ: []string{}}
+	base, err := config.Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = adhoc.Config(opts, base, adhoc.Spec{Command: []string{"x"}})
+	if err == nil || !strings.Contains(err.Error(), "the administrator locked servers") {
+		t.Fatalf("err = %v", err)
+	}
+}
