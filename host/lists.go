@@ -56,7 +56,18 @@ func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) erro
 	if warning != "" {
 		warnings = append(warnings, warning)
 	}
+	seen := make(map[string]bool, len(listed))
 	for _, t := range listed {
+		if seen[t.Name] {
+			// One name, one tool: pinning, the filters and the registry
+			// must all see the same definition (a second one could carry
+			// what the first is judged innocent for).
+			w := fmt.Sprintf("tool %q is listed twice: the second definition is left out", t.Name)
+			s.log.Warn(w)
+			warnings = append(warnings, w)
+			continue
+		}
+		seen[t.Name] = true
 		if !s.toolAllowed(t.Name) {
 			continue
 		}

@@ -198,7 +198,15 @@ func fingerprintTools(tools []*mcp.Tool) []listedTool {
 }
 
 func (s *server) pinIdentity() pinstore.Identity {
-	return pinstore.Identity{ID: s.cfg.ID, Transport: s.cfg.Transport, Command: s.cfg.Command, Args: s.cfg.Args, URL: s.cfg.URL}
+	// As written, before ${VAR} expansion: a rotated token in the
+	// arguments or the URL must not make the server a new one, whose
+	// first listing would be trusted again.
+	w := s.cfg.Written
+	if w.Command == "" && w.URL == "" {
+		// A server given to the library as a struct.
+		w = config.Target{Command: s.cfg.Command, Args: s.cfg.Args, URL: s.cfg.URL}
+	}
+	return pinstore.Identity{ID: s.cfg.ID, Transport: s.cfg.Transport, Command: w.Command, Args: w.Args, URL: w.URL}
 }
 
 // pinVerdict is what pinning decided about one server's listing.

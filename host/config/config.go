@@ -130,6 +130,12 @@ type Server struct {
 	// none was given.
 	Auth Auth
 
+	// Written is what the entry says to run or where to connect, before
+	// ${VAR} and ${secret:NAME} expansion: an identity for the server
+	// that stays the same when a token in its arguments or URL rotates
+	// (tool pinning keys its pins on it).
+	Written Target
+
 	// Source names where the entry came from: a file path, "env", "flags" or "library".
 	Source string
 	// AdHoc is set for a server typed on the command line (--url, or a
@@ -163,4 +169,12 @@ type Server struct {
 	// refSecrets are the values of the ${secret:NAME} references the entry
 	// used, wherever they went (an argument too), for SecretValues.
 	refSecrets []string
+}
+
+// Target is what a server entry says to run (Command, Args) or where to
+// connect (URL).
+type Target struct {
+	Command string
+	Args    []string
+	URL     string
 }

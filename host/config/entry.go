@@ -308,7 +308,9 @@ func decodeServer(ms *mergedServer, layers []*layer, lk lookups, workDir string,
 			e, _ := d.expand(fmt.Sprintf("args[%d]", i), a)
 			s.Args = append(s.Args, e)
 		}
+		s.Written.Args = list
 	}
+	s.Written.Command, s.Written.URL = rawCommand, rawURL
 	s.Env = d.stringMap("env", func(k string) string {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return "bad variable name"

@@ -520,3 +520,16 @@ func TestManagedPinningFloorNotCurrent(t *testing.T) {
 		t.Errorf("new = %s, want --config's confirm (the managed floor)", got)
 	}
 }
+
+func TestWrittenTargetIsBeforeExpansion(t *testing.T) {
+	e := newManagedEnv(t, "")
+	e.environ = []string{"TOK=111", "H=h.example"}
+	e.writeGlobal("config.yaml", "servers:\n  a: {command: x, args: [\"--token=${TOK}\"]}\n  b: {url: \"https://${H}/mcp\"}\n")
+	cfg := e.load()
+	if a := serverOf(t, cfg, "a"); a.Args[0] != "--token=111" || !slices.Equal(a.Written.Args, []string{"--token=${TOK}"}) || a.Written.Command != "x" {
+		t.Errorf("a: args %v written %+v", a.Args, a.Written)
+	}
+	if b := serverOf(t, cfg, "b"); b.Written.URL != "https://${H}/mcp" {
+		t.Errorf("b: written %+v", b.Written)
+	}
+}
