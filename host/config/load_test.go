@@ -148,7 +148,7 @@ func TestLoadDefaults(t *testing.T) {
 	e.writeGlobal("config.yaml", "servers:\n  mem:\n    command: npx\n")
 	s := server(t, e.load(), "mem")
 	want := &Server{
-		ID: "mem", Transport: TransportStdio, Command: "npx", Enabled: true,
+		ID: "mem", Transport: TransportStdio, Command: "npx", Enabled: true, Written: Target{Command: "npx"},
 		StartupTimeout: 30 * time.Second, RequestTimeout: 60 * time.Second,
 		MaxMessageBytes: 16 << 20, Source: filepath.Join(e.global, "config.yaml"), Scope: ScopeUser,
 	}
@@ -203,6 +203,7 @@ names:
 		MaxMessageBytes: 1024,
 		HealthInterval:  10 * time.Second,
 		Reconnect:       Reconnect{InitialDelay: 250 * time.Millisecond, MaxDelay: time.Minute, MaxAttempts: 5},
+		Written:         Target{Command: "${HOME}/bin/server", Args: []string{"--port", "8080", "${TOKEN}"}},
 		Source:          filepath.Join(e.global, "config.yaml"),
 		Scope:           ScopeUser,
 	}
